@@ -1,0 +1,80 @@
+// The interface every check implements, in the manner of clang-tidy's
+// check modules: one check a file under analyzer/checks/, registered in
+// analyzer/checks/registry.cpp, tested by tests/analyzer/checks/<id>.*
+// whose expectations sit on the offending lines.
+#pragma once
+
+#include "analyzer/cxx/facts.h"
+#include "analyzer/python/module.h"
+#include "analyzer/source_file.h"
+#include "rules/finding.h"
+#include "rules/problem.h"
+#include "rules/rule_pack.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kaudit::analyzer {
+
+enum LanguageMask : unsigned { kPython = 1u, kCxx = 2u };
+
+struct CheckInfo {
+  std::string_view id;  // stable, kebab-case, documented in docs/findings.md
+  rules::Category category;
+  rules::Confidence confidence;  // default confidence of its findings
+  unsigned languages;            // LanguageMask bits
+  std::string_view summary;      // one line
+  std::string_view explanation;  // one paragraph: what it means and why it matters
+  std::string_view confirm;      // how a person confirms it by hand
+};
+
+// One C++/CUDA source of the submission with what the front read from it.
+struct CxxUnit {
+  const SourceFile* file = nullptr;
+  const cxx::Facts* facts = nullptr;
+};
+
+// Everything read from one submission: a .py with its embedded sources, or
+// a standalone .cu/.cpp file.
+struct Submission {
+  std::string path;
+  const python::Module* python = nullptr;  // null for a standalone .cu/.cpp
+  std::vector<CxxUnit> cxx;
+};
+
+// What a problem folder contributes beyond the rule pack.
+struct ProblemFacts {
+  const rules::Problem* problem = nullptr;
+  std::vector<long long> shape_values;  // every integer in shapes.py's SHAPES (and reference.py's dims)
+  const python::Module* reference = nullptr;  // parsed reference.py
+};
+
+struct Context {
+  const rules::RulePack& rules;
+  const ProblemFacts* problem = nullptr;  // null without --problem
+};
+
+class FindingSink {
+ public:
+  explicit FindingSink(std::vector<rules::Finding>& out) : out_(out) {}
+  // Records a finding of `check` at `line`/`column` of `file`; embedded
+  // lines are mapped back to the .py by SourceFile::location.
+  void report(const CheckInfo& check, const SourceFile& file, int line, int column, std::string message,
+              std::string symbol = {}, std::optional<rules::Confidence> confidence = std::nullopt,
+              std::optional<rules::Category> category = std::nullopt);
+
+ private:
+  std::vector<rules::Finding>& out_;
+};
+
+class Check {
+ public:
+  virtual ~Check() = default;
+  virtual const CheckInfo& info() const = 0;
+  virtual void run(const Submission& submission, const Context& context, FindingSink& sink) const = 0;
+};
+
+}  // namespace kaudit::analyzer

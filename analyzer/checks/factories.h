@@ -1,0 +1,13 @@
+// One factory per check; each is defined in its own file under analyzer/checks/.
+#pragma once
+
+#include "analyzer/check.h"
+
+#include <memory>
+
+namespace kaudit::analyzer {
+
+// --- checks (keep in the order of registry.cpp) ---
+// (add `std::unique_ptr<Check> make_<name>_check();` lines here)
+
+}  // namespace kaudit::analyzer

@@ -1,0 +1,22 @@
+// The C++/CUDA front: parses one in-memory source with Clang 19 LibTooling
+// (host pass with --cuda-host-only and, for CUDA, a device pass with
+// --cuda-device-only) against stub torch headers and the CUDA 13 toolkit,
+// and returns the facts the checks need. Never throws; a source that does
+// not compile still yields the facts of what Clang could read.
+#pragma once
+
+#include "analyzer/cxx/facts.h"
+
+#include <string>
+#include <vector>
+
+namespace kaudit::analyzer::cxx {
+
+struct FrontOptions {
+  std::string cuda_path = "/usr/local/cuda";
+  std::vector<std::string> extra_args;  // e.g. -I folders given on the command line
+};
+
+Facts read_facts(const SourceFile& file, const FrontOptions& options = {});
+
+}  // namespace kaudit::analyzer::cxx

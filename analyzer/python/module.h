@@ -1,0 +1,134 @@
+// The Python front: a tree-sitter parse of one .py file plus a small symbol
+// model (imports and aliases per scope, assignment propagation, constant
+// folding of strings) that the checks query. Never throws on bad input: a
+// file with syntax errors still parses, with error nodes, and is analysed.
+#pragma once
+
+#include "analyzer/source_file.h"
+
+#include <tree_sitter/api.h>
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kaudit::analyzer::python {
+
+class Module;
+
+// A view of a tree-sitter node; valid while its Module lives.
+class Node {
+ public:
+  Node() = default;
+  Node(TSNode n, const Module* m) : node_(n), module_(m) {}
+
+  bool valid() const { return module_ != nullptr && !ts_node_is_null(node_); }
+  std::string_view type() const;  // tree-sitter-python node type: "call", "attribute", ...
+  std::string_view text() const;  // the source bytes it spans
+  int line() const;               // 1-based
+  int column() const;             // 1-based, in bytes
+  int end_line() const;
+  Node parent() const;
+  Node field(const char* name) const;  // child_by_field_name
+  std::vector<Node> named_children() const;
+  bool is_error() const;  // ERROR or MISSING node
+  TSNode raw() const { return node_; }
+  bool operator==(const Node& o) const { return ts_node_eq(node_, o.node_); }
+
+ private:
+  TSNode node_{};
+  const Module* module_ = nullptr;
+};
+
+struct FunctionDef {
+  std::string name;            // "forward"
+  std::string qualified_name;  // "ModelNew.forward", "helper", "outer.inner"
+  std::string class_name;      // enclosing class, empty for free functions
+  Node node;                   // function_definition
+  std::vector<std::string> decorators;  // resolved: "triton.jit", "triton.autotune", "torch.compile"
+  bool is_triton_kernel = false;        // decorated with triton.jit (possibly under autotune/heuristics)
+  bool reachable_from_forward = false;  // called, directly or not, from the model's forward
+};
+
+struct ClassDef {
+  std::string name;
+  std::vector<std::string> bases;  // resolved: "torch.nn.Module", "torch.Tensor"
+  Node node;                       // class_definition
+};
+
+struct Call {
+  Node node;         // the call node
+  Node callee;       // its `function` field
+  // The callee's fully qualified name after alias resolution, when known:
+  // "torch.matmul" for mm(...) after `from torch import matmul as mm`.
+  std::string qualified;
+  // For `x.name(...)`: "name", whatever x is; empty otherwise.
+  std::string method;
+  int function_index = -1;  // index into functions() of the enclosing def, -1 at module level
+};
+
+// A C++/CUDA source string found in the Python file, with its lines mapped back.
+struct EmbeddedSource {
+  SourceFile file;   // language cuda or cpp, origin_path/origin_lines set
+  std::string kind;  // "load_inline.cuda_sources", "load_inline.cpp_sources", "cupy.RawKernel", "nvrtc", ...
+  Node origin;       // the call that received it
+  bool complete = true;  // false when part of the string could not be folded to a constant
+};
+
+class Module {
+ public:
+  // Parses `file` (language python). Never returns null.
+  static std::unique_ptr<Module> parse(SourceFile file);
+  ~Module();
+  Module(const Module&) = delete;
+  Module& operator=(const Module&) = delete;
+
+  const SourceFile& file() const { return file_; }
+  Node root() const;
+  // Lines of ERROR/MISSING nodes (syntax errors), in order; empty when clean.
+  const std::vector<int>& syntax_error_lines() const;
+
+  // Alias resolution: "torch.nn.functional.softmax" for F.softmax,
+  // "torch.matmul" for getattr(torch, "mat" + "mul") or `mm` after
+  // `mm = torch.matmul`; "torch.ops.aten.mm.default" stays as spelled.
+  // Names bound to something unknown (a parameter, a call result) resolve
+  // to nothing. Identifiers are NFKC-normalised first, as Python does.
+  std::optional<std::string> qualified_name(Node expr) const;
+  // Constant folding: string literals, concatenation with + and implicit
+  // juxtaposition, f-strings whose parts are constant, "".join([...]) of
+  // constants, % and .format with constants, names bound once to constants.
+  std::optional<std::string> constant_string(Node expr) const;
+  std::optional<long long> constant_int(Node expr) const;
+
+  const std::vector<FunctionDef>& functions() const;
+  const std::vector<ClassDef>& classes() const;
+  const std::vector<Call>& calls() const;
+  const std::vector<EmbeddedSource>& embedded_sources() const;
+
+  // ModelNew if defined, else Model, else the one torch.nn.Module subclass
+  // that defines forward; null when there is none.
+  const ClassDef* model_class() const;
+  // The function definition containing `n`, or null at module level.
+  const FunctionDef* enclosing_function(Node n) const;
+  // Preorder walk over every node, iterative (deep nesting is fine).
+  // Return false from the visitor to skip a node's children.
+  void walk(const std::function<bool(Node)>& visit) const;
+  void walk(Node from, const std::function<bool(Node)>& visit) const;
+
+  struct Impl;
+
+ private:
+  explicit Module(SourceFile file);
+  SourceFile file_;
+  std::unique_ptr<Impl> impl_;
+  friend class Node;
+};
+
+// NFKC normalisation of an identifier (Python normalises identifiers so,
+// which makes fullwidth `ｔｏｒｃｈ` the same name as `torch`).
+std::string nfkc(std::string_view s);
+
+}  // namespace kaudit::analyzer::python

@@ -1,0 +1,91 @@
+#include "rules/problem.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <stdexcept>
+
+namespace kaudit::rules {
+namespace fs = std::filesystem;
+namespace {
+
+nlohmann::json yaml_to_json(const YAML::Node& n) {
+  switch (n.Type()) {
+    case YAML::NodeType::Sequence: {
+      auto arr = nlohmann::json::array();
+      for (const auto& e : n) arr.push_back(yaml_to_json(e));
+      return arr;
+    }
+    case YAML::NodeType::Map: {
+      auto obj = nlohmann::json::object();
+      for (const auto& kv : n) obj[kv.first.as<std::string>()] = yaml_to_json(kv.second);
+      return obj;
+    }
+    case YAML::NodeType::Scalar: {
+      const std::string s = n.Scalar();
+      if (n.Tag() == "!") return s;  // quoted in the YAML: keep it a string
+      try {
+        size_t used = 0;
+        long long i = std::stoll(s, &used);
+        if (used == s.size()) return i;
+      } catch (...) {
+      }
+      try {
+        size_t used = 0;
+        double d = std::stod(s, &used);
+        if (used == s.size()) return d;
+      } catch (...) {
+      }
+      if (s == "true" || s == "True") return true;
+      if (s == "false" || s == "False") return false;
+      return s;
+    }
+    default:
+      return nullptr;
+  }
+}
+
+}  // namespace
+
+Problem load_problem(const fs::path& dir) {
+  if (!fs::is_directory(dir)) throw std::runtime_error("problem: " + dir.string() + " is not a folder");
+  Problem p;
+  p.dir = dir;
+  p.name = fs::weakly_canonical(dir).filename().string();
+  const fs::path yaml_path = dir / "problem.yaml";
+  if (fs::exists(yaml_path)) {
+    p.format = ProblemFormat::kernelbench_hard;
+    YAML::Node root;
+    try {
+      root = YAML::LoadFile(yaml_path.string());
+    } catch (const YAML::Exception& e) {
+      throw std::runtime_error(yaml_path.string() + ": " + e.what());
+    }
+    p.yaml = root.IsMap() ? yaml_to_json(root) : nlohmann::json::object();
+    if (p.yaml.contains("name") && p.yaml["name"].is_string()) p.name = p.yaml["name"];
+    if (p.yaml.contains("forbidden")) {
+      if (!p.yaml["forbidden"].is_array())
+        throw std::runtime_error(yaml_path.string() + ": forbidden must be a list");
+      for (const auto& f : p.yaml["forbidden"])
+        if (f.is_string()) p.forbidden.push_back(f.get<std::string>());
+    }
+    p.reference = dir / "reference.py";
+    if (fs::exists(dir / "shapes.py")) p.shapes = dir / "shapes.py";
+    if (!fs::exists(p.reference)) throw std::runtime_error("problem: " + p.reference.string() + " is missing");
+    return p;
+  }
+  // KernelBench: a folder holding the problem's single .py file.
+  p.format = ProblemFormat::kernelbench;
+  p.yaml = nlohmann::json::object();
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.path().extension() == ".py" && e.path().filename() != "solution.py") {
+      if (!p.reference.empty())
+        throw std::runtime_error("problem: " + dir.string() + " has no problem.yaml and more than one .py");
+      p.reference = e.path();
+    }
+  }
+  if (p.reference.empty())
+    throw std::runtime_error("problem: " + dir.string() + " has neither problem.yaml nor a reference .py");
+  return p;
+}
+
+}  // namespace kaudit::rules

@@ -1,0 +1,46 @@
+// Rule packs: the data that says what is banned and allowed for a problem
+// (DESIGN.md section 3, "rules"). A pack is JSON (schema in docs/rules.md);
+// a KernelBench-Hard problem's own `forbidden:` list is merged into it.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace kaudit::rules {
+
+struct RulePack {
+  std::string name;
+  // Fully qualified Python callables, after alias resolution:
+  // "torch.matmul", "torch.nn.functional.linear", "torch.ops.aten.mm".
+  std::vector<std::string> banned_python_ops;
+  // Tensor methods banned whatever the receiver: "matmul", "topk", "sort".
+  std::vector<std::string> banned_tensor_methods;
+  // Whether the `@` and `@=` operators count as a banned matmul.
+  bool matmul_operator_banned = false;
+  // ECMAScript regular expressions matched against fully qualified C++
+  // callee names after macro expansion: "^cublas", "^at::matmul$".
+  std::vector<std::string> banned_cxx_symbols;
+  // Regular expressions on kernel names and library file names (tracer).
+  std::vector<std::string> banned_kernel_patterns;
+  std::vector<std::string> banned_libraries;
+  std::vector<std::string> allowed_glue_kernels;
+  // The problem's `forbidden:` entries as written, for messages.
+  std::vector<std::string> problem_forbidden;
+  nlohmann::json raw;  // the whole document, for thresholds read elsewhere
+};
+
+// The pack compiled into kaudit (rules/packs/default.json).
+RulePack default_rule_pack();
+// Throws std::runtime_error with the path and the reason on bad input.
+RulePack load_rule_pack(const std::filesystem::path& path);
+RulePack rule_pack_from_json(const nlohmann::json& doc);
+
+// Merges a KernelBench-Hard `forbidden:` list: "torch.matmul" and
+// "F.linear" become banned Python ops (and the method form where one
+// exists), entries with "::" become exact C++ symbol patterns.
+void merge_problem_forbidden(RulePack& pack, const std::vector<std::string>& forbidden);
+
+}  // namespace kaudit::rules

@@ -1,0 +1,14 @@
+// Subcommands of the kaudit command. Each add_*_command registers one
+// subcommand on `app`; when it runs it stores its exit status in
+// `exit_code` (0 clean, 1 findings of category cheat or benchmark-aware,
+// 2 usage or I/O error).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace kaudit::runner {
+
+void add_analyze_command(CLI::App& app, int& exit_code);
+void add_explain_command(CLI::App& app, int& exit_code);
+
+}  // namespace kaudit::runner
