@@ -1,0 +1,51 @@
+// The analyzer's entry point: reads one submission (a .py with its embedded
+// C++/CUDA, or a standalone .cu/.cpp), runs every registered check, and
+// returns the findings. Never throws on bad input: what cannot be read
+// becomes an `analysis-incomplete` finding and the rest is still analysed.
+#pragma once
+
+#include "analyzer/check.h"
+#include "analyzer/cxx/front.h"
+#include "rules/finding.h"
+#include "rules/problem.h"
+#include "rules/rule_pack.h"
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kaudit::analyzer {
+
+struct AnalyzerOptions {
+  rules::RulePack rules = rules::default_rule_pack();
+  std::optional<rules::Problem> problem;  // its forbidden list is merged into `rules`
+  cxx::FrontOptions cxx;
+  bool read_cxx = true;  // false: skip the Clang front (faster, fewer findings)
+};
+
+class Analyzer {
+ public:
+  explicit Analyzer(AnalyzerOptions options);
+  ~Analyzer();
+
+  std::vector<rules::Finding> analyze_file(const std::filesystem::path& path) const;
+  // Analyses text already in memory (tests, benchmarks); `path` decides the language.
+  std::vector<rules::Finding> analyze_text(const std::string& path, std::string text) const;
+
+  const rules::RulePack& rules() const { return options_.rules; }
+
+ private:
+  std::vector<rules::Finding> analyze_source(SourceFile file, std::vector<LoadProblem> problems) const;
+
+  AnalyzerOptions options_;
+  std::unique_ptr<python::Module> reference_;  // the problem's reference.py
+  ProblemFacts problem_facts_;
+};
+
+// Every integer literal inside the SHAPES assignment of a shapes.py (or,
+// when there is none, every integer literal in the file).
+std::vector<long long> shape_values_of(const python::Module& shapes);
+
+}  // namespace kaudit::analyzer

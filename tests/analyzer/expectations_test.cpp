@@ -1,0 +1,130 @@
+// Runs the analyzer on every test input under tests/analyzer/checks/ and
+// tests/analyzer/clean/ and compares its findings with the expectations
+// written on the offending lines (see CONTRIBUTING.md):
+//   `# expect: id[, id]`  or  `// expect: id`   a finding of id on this line
+//   `expect-file: id`                          a finding of id with no line
+//   `kaudit-test: problem=DIR`                 analyse with this problem folder
+//   `kaudit-test: ignore=id[,id]`              do not compare these ids here
+// Any missing or extra finding fails the test.
+#include "analyzer/analyzer.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+
+namespace fs = std::filesystem;
+using kaudit::analyzer::Analyzer;
+using kaudit::analyzer::AnalyzerOptions;
+
+namespace {
+
+struct Expectations {
+  std::multiset<std::pair<int, std::string>> findings;  // (line, id); line 0 for expect-file
+  std::set<std::string> ignore;
+  std::string problem;  // relative to the file's folder
+};
+
+std::vector<std::string> split_ids(const std::string& s) {
+  std::vector<std::string> ids;
+  std::regex id_re("[a-z0-9][a-z0-9-]*");
+  for (auto it = std::sregex_iterator(s.begin(), s.end(), id_re); it != std::sregex_iterator(); ++it)
+    ids.push_back(it->str());
+  return ids;
+}
+
+Expectations read_expectations(const fs::path& path) {
+  Expectations e;
+  std::ifstream in(path, std::ios::binary);
+  std::string line;
+  int n = 0;
+  static const std::regex expect_re(R"((#|//)\s*expect:\s*([a-z0-9-]+(\s*,\s*[a-z0-9-]+)*))");
+  static const std::regex file_re(R"(expect-file:\s*([a-z0-9-]+(\s*,\s*[a-z0-9-]+)*))");
+  static const std::regex problem_re(R"(kaudit-test:\s*problem=(\S+))");
+  static const std::regex ignore_re(R"(kaudit-test:\s*ignore=([a-z0-9,-]+))");
+  while (std::getline(in, line)) {
+    ++n;
+    std::smatch m;
+    if (std::regex_search(line, m, expect_re))
+      for (const auto& id : split_ids(m[2].str())) e.findings.insert({n, id});
+    if (std::regex_search(line, m, file_re))
+      for (const auto& id : split_ids(m[1].str())) e.findings.insert({0, id});
+    if (std::regex_search(line, m, problem_re)) e.problem = m[1].str();
+    if (std::regex_search(line, m, ignore_re))
+      for (const auto& id : split_ids(m[1].str())) e.ignore.insert(id);
+  }
+  return e;
+}
+
+std::vector<fs::path> test_inputs() {
+  std::vector<fs::path> files;
+  const fs::path root = fs::path(KAUDIT_SOURCE_DIR) / "tests" / "analyzer";
+  for (const char* sub : {"checks", "clean"}) {
+    if (!fs::exists(root / sub)) continue;
+    for (const auto& e : fs::recursive_directory_iterator(root / sub)) {
+      const auto ext = e.path().extension();
+      if (e.is_regular_file() && (ext == ".py" || ext == ".cu" || ext == ".cpp")) files.push_back(e.path());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+const Analyzer& analyzer_for(const std::string& problem_dir) {
+  static std::map<std::string, std::unique_ptr<Analyzer>> cache;
+  auto& slot = cache[problem_dir];
+  if (!slot) {
+    AnalyzerOptions options;
+    if (!problem_dir.empty()) options.problem = kaudit::rules::load_problem(problem_dir);
+    slot = std::make_unique<Analyzer>(std::move(options));
+  }
+  return *slot;
+}
+
+class Expectation : public ::testing::TestWithParam<fs::path> {};
+
+TEST_P(Expectation, FindingsMatchInlineExpectations) {
+  const fs::path path = GetParam();
+  const Expectations want = read_expectations(path);
+  const std::string problem = want.problem.empty() ? "" : (path.parent_path() / want.problem).string();
+  const auto findings = analyzer_for(problem).analyze_file(path);
+
+  std::multiset<std::pair<int, std::string>> got;
+  std::map<std::pair<int, std::string>, std::string> messages;
+  for (const auto& f : findings) {
+    if (want.ignore.count(f.id)) continue;
+    EXPECT_EQ(f.location.file, path.string()) << "finding " << f.id << " points at another file";
+    got.insert({f.location.line, f.id});
+    messages[{f.location.line, f.id}] = f.message;
+  }
+  std::multiset<std::pair<int, std::string>> expected;
+  for (const auto& e : want.findings)
+    if (!want.ignore.count(e.second)) expected.insert(e);
+
+  std::ostringstream missing, extra;
+  for (const auto& e : expected)
+    if (got.count(e) < expected.count(e) && !missing.str().contains(e.second + " at line " + std::to_string(e.first)))
+      missing << "  " << e.second << " at line " << e.first << "\n";
+  for (const auto& g : got)
+    if (expected.count(g) < got.count(g) && !extra.str().contains(g.second + " at line " + std::to_string(g.first)))
+      extra << "  " << g.second << " at line " << g.first << ": " << messages[g] << "\n";
+  EXPECT_TRUE(missing.str().empty()) << path.string() << ": expected but not reported:\n" << missing.str();
+  EXPECT_TRUE(extra.str().empty()) << path.string() << ": reported but not expected:\n" << extra.str();
+}
+
+std::string test_name(const ::testing::TestParamInfo<fs::path>& info) {
+  const fs::path root = fs::path(KAUDIT_SOURCE_DIR) / "tests" / "analyzer";
+  std::string name = fs::relative(info.param, root).string();
+  for (char& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Inputs, Expectation, ::testing::ValuesIn(test_inputs()), test_name);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(Expectation);
+
+}  // namespace

@@ -1,0 +1,119 @@
+#include "rules/finding.h"
+#include "rules/problem.h"
+#include "rules/rule_pack.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+namespace fs = std::filesystem;
+using namespace kaudit::rules;
+
+namespace {
+
+bool contains(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+fs::path temp_dir(const std::string& name) {
+  fs::path d = fs::temp_directory_path() / ("kaudit_rules_test_" + name + "_" + std::to_string(::getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+TEST(Finding, JsonRoundTrip) {
+  Finding f;
+  f.id = "banned-call";
+  f.source = Source::trace;
+  f.category = Category::benchmark_aware;
+  f.confidence = Confidence::high;
+  f.location = {"solution.py", 12, 5, "torch.matmul"};
+  f.message = "torch.matmul is banned.";
+  const Finding back = finding_from_json(to_json(f));
+  EXPECT_EQ(back.id, f.id);
+  EXPECT_EQ(back.source, Source::trace);
+  EXPECT_EQ(back.category, Category::benchmark_aware);
+  EXPECT_EQ(back.confidence, Confidence::high);
+  EXPECT_EQ(back.location.line, 12);
+  EXPECT_EQ(back.location.symbol, "torch.matmul");
+  EXPECT_EQ(to_json(f)["category"], "benchmark-aware");
+}
+
+TEST(Finding, RejectsUnknownCategory) {
+  auto j = to_json(Finding{});
+  j["category"] = "evil";
+  EXPECT_THROW(finding_from_json(j), std::runtime_error);
+}
+
+TEST(Finding, SortAndDeduplicate) {
+  Finding a{"x", Source::static_analysis, Category::cheat, Confidence::low, {"b.py", 3, 0, ""}, "m"};
+  Finding b{"x", Source::static_analysis, Category::cheat, Confidence::low, {"a.py", 9, 0, ""}, "m"};
+  std::vector<Finding> v = {a, b, a};
+  sort_and_deduplicate(v);
+  ASSERT_EQ(v.size(), 2u);
+  EXPECT_EQ(v[0].location.file, "a.py");
+}
+
+TEST(RulePack, DefaultPackLoadsAndBansCoreMath) {
+  const RulePack p = default_rule_pack();
+  EXPECT_EQ(p.name, "default");
+  EXPECT_TRUE(contains(p.banned_python_ops, "torch.matmul"));
+  EXPECT_TRUE(contains(p.banned_tensor_methods, "topk"));
+  EXPECT_TRUE(p.matmul_operator_banned);
+  EXPECT_FALSE(p.banned_cxx_symbols.empty());
+}
+
+TEST(RulePack, MergesProblemForbiddenList) {
+  RulePack p = rule_pack_from_json({{"schema", "kaudit-rules/1"}, {"name", "t"}});
+  merge_problem_forbidden(p, {"torch.topk", "F.linear", "torch.Tensor.sort", "at::matmul", "torch.matmul"});
+  EXPECT_TRUE(contains(p.banned_python_ops, "torch.topk"));
+  EXPECT_TRUE(contains(p.banned_tensor_methods, "topk"));
+  EXPECT_TRUE(contains(p.banned_python_ops, "torch.nn.functional.linear"));
+  EXPECT_TRUE(contains(p.banned_tensor_methods, "sort"));
+  EXPECT_FALSE(contains(p.banned_python_ops, "torch.Tensor.sort"));
+  EXPECT_TRUE(contains(p.banned_cxx_symbols, "^at::matmul$"));
+  EXPECT_TRUE(p.matmul_operator_banned);
+  EXPECT_EQ(p.problem_forbidden.size(), 5u);
+}
+
+TEST(RulePack, RejectsBadSchemaAndBadRegex) {
+  EXPECT_THROW(rule_pack_from_json({{"schema", "other/2"}}), std::runtime_error);
+  EXPECT_THROW(rule_pack_from_json({{"schema", "kaudit-rules/1"}, {"banned", {{"cxx_symbols", {"(unclosed"}}}}}),
+               std::runtime_error);
+  const fs::path d = temp_dir("badjson");
+  std::ofstream(d / "pack.json") << "{ not json";
+  EXPECT_THROW(load_rule_pack(d / "pack.json"), std::runtime_error);
+  EXPECT_THROW(load_rule_pack(d / "missing.json"), std::runtime_error);
+}
+
+TEST(Problem, LoadsKernelBenchHardFolder) {
+  const fs::path d = temp_dir("kbh");
+  std::ofstream(d / "problem.yaml") << "name: topk\nprecision: fp32\nforbidden:\n  - torch.topk\n  - torch.sort\n"
+                                       "tolerance: {atol: 1.0e-4, rtol: 1.0e-4}\nnum_perf_trials: 50\n";
+  std::ofstream(d / "reference.py") << "import torch\n";
+  std::ofstream(d / "shapes.py") << "SHAPES = [dict(batch=1, n=131072, k=64)]\n";
+  const Problem p = load_problem(d);
+  EXPECT_EQ(p.name, "topk");
+  EXPECT_EQ(p.format, ProblemFormat::kernelbench_hard);
+  EXPECT_EQ(p.forbidden, (std::vector<std::string>{"torch.topk", "torch.sort"}));
+  EXPECT_EQ(p.yaml["num_perf_trials"], 50);
+  EXPECT_DOUBLE_EQ(p.yaml["tolerance"]["atol"].get<double>(), 1e-4);
+  EXPECT_FALSE(p.shapes.empty());
+}
+
+TEST(Problem, LoadsKernelBenchFolderAndRejectsJunk) {
+  const fs::path d = temp_dir("kb");
+  std::ofstream(d / "1_Square_matmul.py") << "import torch\n";
+  EXPECT_EQ(load_problem(d).format, ProblemFormat::kernelbench);
+  const fs::path bad = temp_dir("bad");
+  std::ofstream(bad / "problem.yaml") << "forbidden: [unclosed\n";
+  std::ofstream(bad / "reference.py") << "\n";
+  EXPECT_THROW(load_problem(bad), std::runtime_error);
+  EXPECT_THROW(load_problem(temp_dir("empty")), std::runtime_error);
+  EXPECT_THROW(load_problem(d / "nope"), std::runtime_error);
+}
+
+}  // namespace
