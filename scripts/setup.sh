@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs what kaudit needs (Debian 12 packages; the tree-sitter-python
+# grammar comes from npm at configure time), then configures and builds it
+# in ./build. Quick when run again: it installs only what is missing and
+# the build is incremental.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(cmake ninja-build g++ pkg-config clang-19 libclang-19-dev llvm-19-dev libtree-sitter-dev
+          nlohmann-json3-dev libcli11-dev libyaml-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev
+          libicu-dev)
+command -v npm >/dev/null 2>&1 || packages+=(npm)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  sudo_cmd=""
+  [[ $(id -u) -ne 0 ]] && sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# The tracer needs the CUDA toolkit (CUPTI); without it kaudit builds without the tracer.
+tracer=ON
+if [[ ! -f /usr/local/cuda/include/cupti.h ]]; then
+  echo "setup: no CUDA toolkit at /usr/local/cuda: building without the tracer"
+  tracer=OFF
+fi
+
+if [[ ! -f build/build.ninja ]]; then
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DKAUDIT_BUILD_TRACER=$tracer >/dev/null
+fi
+cmake --build build -j "$(nproc)"
