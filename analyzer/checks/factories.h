@@ -9,5 +9,6 @@ namespace kaudit::analyzer {
 
 // --- checks (keep in the order of registry.cpp) ---
 // (add `std::unique_ptr<Check> make_<name>_check();` lines here)
+std::unique_ptr<Check> make_banned_call_check();
 
 }  // namespace kaudit::analyzer

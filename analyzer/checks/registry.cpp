@@ -8,6 +8,7 @@ const std::vector<std::unique_ptr<Check>>& all_checks() {
   static const std::vector<std::unique_ptr<Check>> checks = [] {
     std::vector<std::unique_ptr<Check>> v;
     // --- checks (one line each) ---
+    v.push_back(make_banned_call_check());
     return v;
   }();
   return checks;

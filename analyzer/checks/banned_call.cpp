@@ -1,0 +1,383 @@
+// banned-call: the problem's banned PyTorch ops, Tensor methods, the `@`
+// operator, torch.ops.aten overloads and banned C++ library symbols, found
+// through every alias form the Python front resolves.
+#include "analyzer/checks/factories.h"
+#include "analyzer/checks/pattern_helpers.h"
+
+#include <algorithm>
+#include <regex>
+
+namespace kaudit::analyzer {
+namespace {
+
+using namespace patterns;
+
+const CheckInfo kInfo{
+    "banned-call",
+    rules::Category::cheat,
+    rules::Confidence::high,
+    kPython | kCxx,
+    "a library op that the problem bans does the core math",
+    "The submission calls an operation that the problem (or, without a problem, kaudit's default rule pack) "
+    "bans because it would do the very computation the kernel is supposed to implement: torch.matmul, "
+    "F.linear, softmax, topk/sort, scaled_dot_product_attention, a Tensor method such as x.matmul() or "
+    "x.topk(), the `@` operator, a torch.ops.aten overload, an nn.Linear module that is called, or from "
+    "C++/CUDA a cuBLAS, cuBLASLt, cuDNN, ATen or thrust/cub sort symbol. Aliases are followed (`from torch "
+    "import matmul as mm`, `mm = torch.matmul`, `getattr(torch, \"mat\" + \"mul\")`, macros such as "
+    "cublasSgemm for cublasSgemm_v2) and the message names the path that led to the op. A call that is not "
+    "reachable from forward is still reported, with low confidence: the trace decides whether it ran during "
+    "timed calls.",
+    "Open the line and follow the alias the message names back to the banned op; then run `kaudit run` and "
+    "look in the trace for the library's kernels (nvjet_*, cutlass, cudnn, at::native sort/topk kernels) "
+    "during the timed calls."};
+
+bool is_upper(char c) { return c >= 'A' && c <= 'Z'; }
+
+// Spellings of the same op that PyTorch exposes under other names.
+std::string canonical(const std::string& q) {
+  static const std::pair<const char*, const char*> kMap[] = {
+      {"torch._C._VariableFunctions.", "torch."}, {"torch._VF.", "torch."},
+      {"torch.functional.", "torch."},           {"torch._C._nn.", "torch.nn.functional."},
+      {"torch.special.", "torch."},              {"torch.nn.modules.linear.", "torch.nn."},
+      {"torch._C._linalg.linalg_", "torch.linalg."}};
+  for (const auto& [from, to] : kMap)
+    if (q.rfind(from, 0) == 0) return to + q.substr(std::string_view(from).size());
+  return q;
+}
+
+bool contains_str(const std::vector<std::string>& v, std::string_view s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+bool is_matmul_dunder(std::string_view m) {
+  return m == "__matmul__" || m == "__rmatmul__" || m == "__imatmul__";
+}
+
+// The banned op `q` amounts to, or empty.
+std::string banned_python(const rules::RulePack& r, const std::string& q) {
+  if (q.empty()) return {};
+  const std::string c = canonical(q);
+  for (const auto& op : r.banned_python_ops)
+    if (is_under(q, op) || is_under(c, op)) return op;
+  if (is_under(q, "torch.ops.aten")) {
+    // torch.ops.aten.X[.overload]: banned when torch.X, F.X or Tensor.X is.
+    std::string rest = q.substr(std::string_view("torch.ops.aten.").size());
+    std::string x = rest.substr(0, rest.find('.'));
+    for (const std::string& twin : {"torch." + x, "torch.nn.functional." + x})
+      if (contains_str(r.banned_python_ops, twin)) return twin;
+    if (contains_str(r.banned_tensor_methods, x)) return "torch.Tensor." + x;
+  }
+  if (is_under(q, "torch.Tensor")) {
+    std::string x = last_component(q);
+    if (contains_str(r.banned_tensor_methods, x)) return "torch.Tensor." + x;
+    if (r.matmul_operator_banned && is_matmul_dunder(x)) return "torch.Tensor." + x;
+  }
+  if (r.matmul_operator_banned && (q == "operator.matmul" || q == "operator.imatmul" || q == "operator.__matmul__" ||
+                                   q == "operator.__imatmul__"))
+    return q;
+  // Python bindings of the libraries themselves (cupy.cuda.cublas.sgemm, nvmath's cublas, ...).
+  if (!is_under(q, "torch.backends")) {
+    static const std::regex lib(R"((^|\.)(cublas|cublasLt|cublaslt|cudnn)(\.|$))");
+    if (std::regex_search(q, lib)) return q;
+  }
+  return {};
+}
+
+std::string why_banned(const rules::RulePack& r, const std::string& op) {
+  for (std::string f : r.problem_forbidden) {
+    if (f.rfind("F.", 0) == 0) f = "torch.nn.functional." + f.substr(2);
+    if (f == op || (op.rfind("torch.Tensor.", 0) == 0 && last_component(f) == last_component(op)))
+      return "which this problem forbids";
+  }
+  return "which the rule pack bans";
+}
+
+// Whether the receiver of `x.sort(...)` is a Python list rather than a tensor.
+bool looks_like_list_method(const Module& m, const python::Call& c) {
+  if (keyword_arg(c.node, "key").valid() || keyword_arg(c.node, "reverse").valid()) return true;
+  Node recv = c.callee.field("object");
+  if (!recv.valid()) return false;
+  const auto t = recv.type();
+  if (t == "list" || t == "list_comprehension") return true;
+  if (t != "identifier") return false;
+  // A local bound to a list literal or list(...) in the same function.
+  const python::FunctionDef* f = m.enclosing_function(c.node);
+  bool is_list = false;
+  m.walk(f ? f->node : m.root(), [&](Node n) {
+    if (is_list) return false;
+    if (n.type() != "assignment") return true;
+    Node left = n.field("left"), right = n.field("right");
+    if (left.valid() && right.valid() && left.text() == recv.text()) {
+      const auto rt = right.type();
+      if (rt == "list" || rt == "list_comprehension" ||
+          (rt == "call" && (right.field("function").text() == "list" || right.field("function").text() == "sorted")))
+        is_list = true;
+    }
+    return true;
+  });
+  return is_list;
+}
+
+// Whether `recv.method(...)` calls the submission's own code rather than a
+// Tensor: self.matmul() of a class that defines matmul, or ext.matmul() of an
+// extension built with load_inline.
+bool receiver_is_own_code(const Module& m, const Node& recv, const std::string& method) {
+  if (!recv.valid()) return false;
+  if (recv.text() == "self" || recv.text() == "cls")
+    for (const auto& f : m.functions())
+      if (f.name == method && !f.class_name.empty()) return true;
+  bool own = false;
+  const std::string target(recv.text());
+  m.walk([&](Node n) {
+    if (own) return false;
+    if (n.type() != "assignment") return true;
+    Node left = n.field("left"), right = n.field("right");
+    if (!left.valid() || !right.valid() || left.text() != target || right.type() != "call") return true;
+    Node fn = right.field("function");
+    auto q = fn.valid() ? m.qualified_name(fn) : std::nullopt;
+    const std::string name = q ? *q : std::string(fn.valid() ? fn.text() : "");
+    if (name.find("cpp_extension") != std::string::npos || name.find("load_inline") != std::string::npos ||
+        name.find("RawModule") != std::string::npos || name.find("import_module") != std::string::npos)
+      own = true;
+    return true;
+  });
+  return own;
+}
+
+class BannedCallCheck : public Check {
+ public:
+  const CheckInfo& info() const override { return kInfo; }
+
+  void run(const Submission& s, const Context& ctx, FindingSink& sink) const override {
+    if (s.python) run_python(*s.python, ctx.rules, sink);
+    run_cxx(s, ctx.rules, sink);
+  }
+
+ private:
+  static rules::Confidence confidence_for(Reach r) {
+    switch (r) {
+      case Reach::unreachable: return rules::Confidence::low;
+      case Reach::construction:
+      case Reach::module_level: return rules::Confidence::medium;
+      default: return rules::Confidence::high;
+    }
+  }
+
+  void report_py(const Module& m, FindingSink& sink, LineOnce& once, Node at, std::string message,
+                 std::string symbol, std::optional<rules::Confidence> conf = std::nullopt) const {
+    if (!once.first(at.line())) return;
+    Reach r = reach_of(m, at);
+    message += reach_note(r) + ".";
+    sink.report(kInfo, m.file(), at.line(), at.column(), std::move(message), std::move(symbol),
+                conf ? conf : std::optional(confidence_for(r)));
+  }
+
+  // nn.Linear(...) stored as self.fc: is self.fc (or what holds it) called?
+  std::string module_call_site(const Module& m, const python::Call& ctor) const {
+    Node n = ctor.node;
+    for (Node p = n.parent(); p.valid(); p = p.parent()) {
+      const auto t = p.type();
+      if (t == "assignment") {
+        Node left = p.field("left");
+        if (!left.valid()) return {};
+        const std::string target(left.text());
+        for (const auto& c : m.calls())
+          if (c.callee.valid() && c.callee.text() == target) {
+            Reach r = reach_of(m, c.node);
+            if (r == Reach::forward || r == Reach::unknown) return std::to_string(c.node.line());
+          }
+        return {};
+      }
+      if (t != "argument_list" && t != "call" && t != "list" && t != "tuple" && t != "keyword_argument" &&
+          t != "parenthesized_expression")
+        return {};
+    }
+    return {};
+  }
+
+  void run_python(const Module& m, const rules::RulePack& r, FindingSink& sink) const {
+    LineOnce once;
+    std::set<std::pair<uint32_t, uint32_t>> callees;
+    for (const auto& c : m.calls()) {
+      if (c.callee.valid()) callees.insert(key(c.callee));
+      check_call(m, r, c, sink, once);
+    }
+
+    if (r.matmul_operator_banned) {
+      m.walk([&](Node n) {
+        const auto t = n.type();
+        if (t == "binary_operator" || t == "augmented_assignment") {
+          Node op = n.field("operator");
+          if (op.valid() && (op.text() == "@" || op.text() == "@="))
+            report_py(m, sink, once, n,
+                      "the `" + std::string(op.text()) + "` operator is a matrix multiply (torch.matmul), which the "
+                      "rule pack bans",
+                      std::string(op.text()));
+        }
+        return true;
+      });
+    }
+
+    // Banned ops used as values: functools.partial(torch.mm), {"f": F.linear},
+    // self.f = torch.matmul (called later through the attribute).
+    m.walk([&](Node n) {
+      const auto t = n.type();
+      if (t == "import_statement" || t == "import_from_statement" || t == "decorator") return false;
+      if (t != "attribute" && t != "identifier") return true;
+      if (callees.count(key(n))) return false;
+      Node parent = n.parent();
+      if (parent.valid()) {
+        const auto pt = parent.type();
+        // `mm = torch.matmul` is an alias the front follows to the call.
+        if (pt == "assignment") {
+          Node left = parent.field("left");
+          if (left.valid() && (left == n || contains(left, n))) return false;
+          if (left.valid() && left.type() == "identifier") return false;
+        }
+        if (pt == "keyword_argument" && parent.field("name") == n) return false;
+        if (pt == "function_definition" || pt == "class_definition" || pt == "parameters" ||
+            pt == "default_parameter" || pt == "typed_parameter")
+          if (parent.field("name") == n || pt == "parameters") return false;
+      }
+      auto q = m.qualified_name(n);
+      if (!q) return true;
+      std::string op = banned_python(r, *q);
+      if (op.empty()) return true;
+      report_py(m, sink, once, n,
+                op + " is used as a value (`" + one_line(n.text(), 60) + "`), to be called elsewhere; " +
+                    why_banned(r, op),
+                op);
+      return false;
+    });
+  }
+
+  void check_call(const Module& m, const rules::RulePack& r, const python::Call& c, FindingSink& sink,
+                  LineOnce& once) const {
+    std::string op = banned_python(r, c.qualified);
+    if (!op.empty()) {
+      std::string path = alias_path(m, c.callee, c.qualified);
+      std::string shown = c.qualified == op ? op : c.qualified + " (" + op + ")";
+      const std::string last = last_component(op);
+      if (!last.empty() && is_upper(last[0])) {
+        // A module class such as nn.Linear: constructing it is harmless, calling it is the offence.
+        std::string called_at = module_call_site(m, c);
+        std::string msg = shown + " is constructed" + (path.empty() ? "" : " (" + path + ")");
+        if (!called_at.empty()) {
+          msg += " and called from forward at line " + called_at + ", " + why_banned(r, op);
+          report_py(m, sink, once, c.node, msg, op, rules::Confidence::high);
+        } else {
+          msg += " but never called from forward (its parameters may only be read), " + why_banned(r, op);
+          report_py(m, sink, once, c.node, msg, op, rules::Confidence::low);
+        }
+        return;
+      }
+      report_py(m, sink, once, c.node,
+                shown + " is called" + (path.empty() ? "" : ", " + path) + ", " + why_banned(r, op), op);
+      return;
+    }
+    if (!c.qualified.empty()) {
+      check_library_load(m, r, c, sink, once);
+      return;
+    }
+    // x.matmul(y), x.topk(k): a Tensor method whatever the receiver.
+    std::string method = c.method;
+    std::string how;
+    if (method.empty() && c.callee.valid() && c.callee.type() == "call") {
+      // getattr(x, "mat" + "mul")(y)
+      Node inner_fn = c.callee.field("function");
+      auto args = positional_args(c.callee);
+      if (inner_fn.valid() && inner_fn.text() == "getattr" && args.size() >= 2)
+        if (auto name = m.constant_string(args[1])) {
+          method = *name;
+          how = " through `" + one_line(c.callee.text(), 60) + "`";
+        }
+    }
+    if (method.empty()) return;
+    const bool dunder = r.matmul_operator_banned && is_matmul_dunder(method);
+    if (!dunder && !contains_str(r.banned_tensor_methods, method)) return;
+    if (method == "sort" && looks_like_list_method(m, c)) return;
+    Node recv = c.callee.type() == "attribute" ? c.callee.field("object") : Node{};
+    if (receiver_is_own_code(m, recv, method)) return;
+    std::string on = recv.valid() ? " on `" + one_line(recv.text(), 40) + "`" : "";
+    const std::string op_name = "torch.Tensor." + method;
+    report_py(m, sink, once, c.node,
+              "the Tensor method ." + method + "()" + (dunder ? " (the `@` operator)" : "") + " is called" + on + how +
+                  ", " + why_banned(r, dunder ? std::string("torch.matmul") : op_name),
+              op_name);
+  }
+
+  // ctypes.CDLL("libcublasLt.so"): the banned library loaded by hand.
+  void check_library_load(const Module& m, const rules::RulePack& r, const python::Call& c, FindingSink& sink,
+                          LineOnce& once) const {
+    static const char* kLoaders[] = {"ctypes.CDLL", "ctypes.cdll.LoadLibrary", "ctypes.PyDLL",
+                                     "ctypes.util.find_library", "ctypes.LibraryLoader", "cffi.FFI.dlopen"};
+    bool loader = false;
+    for (const char* l : kLoaders) loader = loader || c.qualified == l;
+    if (!loader && last_component(c.qualified) != "dlopen") return;
+    auto args = positional_args(c.node);
+    if (args.empty()) return;
+    auto name = m.constant_string(args[0]);
+    if (!name) return;
+    for (std::string lib : r.banned_libraries) {
+      std::string bare = lib.rfind("lib", 0) == 0 ? lib.substr(3) : lib;
+      if (name->find(lib) != std::string::npos || *name == bare) {
+        report_py(m, sink, once, c.node,
+                  "the library " + *name + " is loaded by hand through " + c.qualified + ", which the rule pack bans",
+                  lib);
+        return;
+      }
+    }
+  }
+
+  void run_cxx(const Submission& s, const rules::RulePack& r, FindingSink& sink) const {
+    std::vector<std::pair<std::string, std::regex>> patterns;
+    for (const auto& p : r.banned_cxx_symbols) {
+      try {
+        patterns.emplace_back(p, std::regex(p, std::regex::ECMAScript));
+      } catch (const std::regex_error&) {
+      }
+    }
+    static const std::regex setup(R"(^(cublas|cudnn|cusparse)\w*?(Create|Destroy|Set|Get|Init))");
+    struct Hit {
+      const CxxUnit* unit;
+      const cxx::Call* call;
+      std::string pattern;
+    };
+    std::vector<Hit> compute, setups;
+    for (const auto& u : s.cxx) {
+      if (!u.facts || !u.file) continue;
+      for (const auto& call : u.facts->calls)
+        for (const auto& [text, re] : patterns)
+          if (std::regex_search(call.callee, re)) {
+            (std::regex_search(call.callee, setup) ? setups : compute).push_back({&u, &call, text});
+            break;
+          }
+    }
+    std::set<std::pair<const SourceFile*, int>> seen;
+    for (const auto& h : compute) {
+      if (!seen.insert({h.unit->file, h.call->line}).second) continue;
+      std::string spelled = h.call->spelled.empty() || h.call->spelled == h.call->callee
+                                ? ""
+                                : " (written `" + h.call->spelled + "`)";
+      sink.report(kInfo, *h.unit->file, h.call->line, h.call->column,
+                  h.call->callee + " is called" + spelled +
+                      (h.call->enclosing_function.empty() ? "" : " in " + h.call->enclosing_function) +
+                      ", which the rule pack bans (pattern " + h.pattern + ").",
+                  h.call->callee);
+    }
+    // Handles and descriptors alone: a library set up but no compute call found.
+    if (compute.empty() && !setups.empty()) {
+      const auto& h = setups.front();
+      sink.report(kInfo, *h.unit->file, h.call->line, h.call->column,
+                  h.call->callee + " sets up a banned library (pattern " + h.pattern +
+                      ") although no call that computes with it was found.",
+                  h.call->callee, rules::Confidence::low);
+    }
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Check> make_banned_call_check() { return std::make_unique<BannedCallCheck>(); }
+
+}  // namespace kaudit::analyzer

@@ -1,0 +1,216 @@
+#include "analyzer/checks/pattern_helpers.h"
+
+#include <cctype>
+
+namespace kaudit::analyzer::patterns {
+
+std::string one_line(std::string_view text, size_t max) {
+  size_t nl = text.find('\n');
+  std::string_view s = text.substr(0, nl);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  std::string out(s);
+  if (out.size() > max) out = out.substr(0, max - 3) + "...";
+  else if (nl != std::string_view::npos) out += " ...";
+  return out;
+}
+
+std::string root_identifier(std::string_view text) {
+  size_t i = 0;
+  while (i < text.size() && (std::isalnum(static_cast<unsigned char>(text[i])) || text[i] == '_' ||
+                             static_cast<unsigned char>(text[i]) >= 0x80))
+    ++i;
+  return std::string(text.substr(0, i));
+}
+
+bool is_under(std::string_view q, std::string_view prefix) {
+  if (prefix.empty() || q.size() < prefix.size() || q.substr(0, prefix.size()) != prefix) return false;
+  return q.size() == prefix.size() || q[prefix.size()] == '.';
+}
+
+std::string last_component(std::string_view q) {
+  size_t dot = q.rfind('.');
+  return std::string(dot == std::string_view::npos ? q : q.substr(dot + 1));
+}
+
+namespace {
+
+// The names an import statement binds, each with the statement.
+bool import_binds(const Node& stmt, std::string_view name) {
+  const bool from = stmt.type() == "import_from_statement";
+  Node module_name = stmt.field("module_name");
+  for (const Node& child : stmt.named_children()) {
+    if (from && module_name.valid() && child == module_name) continue;
+    if (child.type() == "aliased_import") {
+      Node alias = child.field("alias");
+      if (alias.valid() && python::nfkc(alias.text()) == name) return true;
+    } else if (child.type() == "dotted_name") {
+      std::string bound = from ? std::string(child.text()) : root_identifier(child.text());
+      if (python::nfkc(bound) == name) return true;
+    } else if (child.type() == "wildcard_import") {
+      continue;
+    }
+  }
+  return false;
+}
+
+bool assignment_binds(const Node& stmt, std::string_view name) {
+  Node left = stmt.field("left");
+  if (!left.valid()) return false;
+  if (left.type() == "identifier") return python::nfkc(left.text()) == name;
+  if (left.type() == "pattern_list" || left.type() == "tuple_pattern")
+    for (const Node& c : left.named_children())
+      if (c.type() == "identifier" && python::nfkc(c.text()) == name) return true;
+  return false;
+}
+
+}  // namespace
+
+std::string binding_of(const Module& m, std::string_view name) {
+  std::string found;
+  m.walk([&](Node n) {
+    if (!found.empty()) return false;
+    const auto t = n.type();
+    if (t == "import_statement" || t == "import_from_statement") {
+      if (import_binds(n, name)) {
+        // A plain `import torch` says nothing a reader would not assume.
+        if (!(t == "import_statement" && n.text().find(" as ") == std::string_view::npos)) found = one_line(n.text());
+      }
+      return false;
+    }
+    if (t == "assignment" && assignment_binds(n, name)) {
+      Node parent = n.parent();
+      found = one_line(parent.valid() && parent.type() == "expression_statement" ? parent.text() : n.text());
+      return false;
+    }
+    return true;
+  });
+  return found;
+}
+
+std::string alias_path(const Module& m, Node callee, std::string_view qualified) {
+  if (!callee.valid()) return {};
+  std::string spelled = python::nfkc(callee.text());
+  if (spelled == qualified) return {};
+  std::string out = "reached through `" + one_line(callee.text(), 60) + "`";
+  // The binding of the leading name explains the alias: `mm` from an import
+  // or an assignment, `F` from `import torch.nn.functional as F`.
+  const std::string root = python::nfkc(root_identifier(callee.text()));
+  if (!root.empty() && root != "getattr") {
+    std::string binding = binding_of(m, root);
+    if (!binding.empty()) out += " (" + binding + ")";
+  }
+  return out;
+}
+
+Reach reach_of(const Module& m, Node n) {
+  const python::FunctionDef* f = m.enclosing_function(n);
+  if (!f) return Reach::module_level;
+  const python::ClassDef* model = m.model_class();
+  if (!model) return Reach::unknown;
+  if (f->reachable_from_forward) return Reach::forward;
+  if (f->class_name == model->name && f->name == "forward") return Reach::forward;
+  if (f->class_name == model->name && f->name == "__init__") return Reach::construction;
+  return Reach::unreachable;
+}
+
+std::string reach_note(Reach r) {
+  switch (r) {
+    case Reach::forward: return "";
+    case Reach::construction: return " (in __init__: runs once when the model is built)";
+    case Reach::module_level: return " (at module level: runs once at import)";
+    case Reach::unreachable: return " (not reachable from forward)";
+    case Reach::unknown: return "";
+  }
+  return "";
+}
+
+std::vector<std::string> operator_tokens(const Node& n) {
+  std::vector<std::string> ops;
+  if (!n.valid()) return ops;
+  TSNode raw = n.raw();
+  const uint32_t count = ts_node_child_count(raw);
+  std::string pending;
+  for (uint32_t i = 0; i < count; ++i) {
+    TSNode c = ts_node_child(raw, i);
+    if (ts_node_is_named(c)) {
+      if (!pending.empty()) ops.push_back(pending);
+      pending.clear();
+      continue;
+    }
+    std::string tok = ts_node_type(c);
+    if (tok == "(" || tok == ")" || tok == ",") continue;
+    pending = pending.empty() ? tok : pending + " " + tok;
+  }
+  if (!pending.empty()) ops.push_back(pending);
+  return ops;
+}
+
+std::vector<Node> positional_args(const Node& call) {
+  std::vector<Node> out;
+  Node args = call.field("arguments");
+  if (!args.valid()) return out;
+  for (const Node& a : args.named_children()) {
+    const auto t = a.type();
+    if (t == "keyword_argument" || t == "comment" || t == "list_splat" || t == "dictionary_splat") continue;
+    out.push_back(a);
+  }
+  return out;
+}
+
+Node keyword_arg(const Node& call, std::string_view name) {
+  Node args = call.field("arguments");
+  if (!args.valid()) return {};
+  for (const Node& a : args.named_children()) {
+    if (a.type() != "keyword_argument") continue;
+    Node k = a.field("name");
+    if (k.valid() && k.text() == name) return a.field("value");
+  }
+  return {};
+}
+
+bool contains(const Node& outer, const Node& inner) {
+  if (!outer.valid() || !inner.valid()) return false;
+  return ts_node_start_byte(outer.raw()) <= ts_node_start_byte(inner.raw()) &&
+         ts_node_end_byte(inner.raw()) <= ts_node_end_byte(outer.raw());
+}
+
+Node ancestor(const Node& n, std::string_view type) {
+  for (Node p = n.parent(); p.valid(); p = p.parent())
+    if (p.type() == type) return p;
+  return {};
+}
+
+std::pair<uint32_t, uint32_t> key(const Node& n) {
+  return {ts_node_start_byte(n.raw()), ts_node_end_byte(n.raw())};
+}
+
+bool module_binds(const Module& m, std::string_view name) {
+  for (const auto& f : m.functions())
+    if (f.name == name) return true;
+  for (const auto& c : m.classes())
+    if (c.name == name) return true;
+  bool bound = false;
+  m.walk([&](Node n) {
+    if (bound) return false;
+    const auto t = n.type();
+    if (t == "import_statement" || t == "import_from_statement") {
+      if (import_binds(n, name)) bound = true;
+      return false;
+    }
+    if (t == "assignment" && assignment_binds(n, name)) bound = true;
+    return true;
+  });
+  return bound;
+}
+
+bool is_builtin_call(const Module& m, const python::Call& c, std::string_view name) {
+  if (c.qualified == name || c.qualified == "builtins." + std::string(name) ||
+      c.qualified == "__builtins__." + std::string(name))
+    return true;
+  if (!c.qualified.empty()) return false;
+  if (!c.callee.valid() || c.callee.type() != "identifier" || python::nfkc(c.callee.text()) != name) return false;
+  return !module_binds(m, name);
+}
+
+}  // namespace kaudit::analyzer::patterns
