@@ -10,5 +10,7 @@ namespace kaudit::analyzer {
 // --- checks (keep in the order of registry.cpp) ---
 // (add `std::unique_ptr<Check> make_<name>_check();` lines here)
 std::unique_ptr<Check> make_banned_call_check();
+std::unique_ptr<Check> make_dynamic_code_check();
+std::unique_ptr<Check> make_cuda_graph_check();
 
 }  // namespace kaudit::analyzer

@@ -1,5 +1,6 @@
 #include "analyzer/checks/pattern_helpers.h"
 
+#include <algorithm>
 #include <cctype>
 
 namespace kaudit::analyzer::patterns {
@@ -211,6 +212,63 @@ bool is_builtin_call(const Module& m, const python::Call& c, std::string_view na
   if (!c.qualified.empty()) return false;
   if (!c.callee.valid() || c.callee.type() != "identifier" || python::nfkc(c.callee.text()) != name) return false;
   return !module_binds(m, name);
+}
+
+namespace {
+
+bool is_literal_operand(const Node& n) {
+  const auto t = n.type();
+  return t == "none" || t == "true" || t == "false" || t == "integer" || t == "float" || t == "string" ||
+         t == "ellipsis";
+}
+
+// dtype, device and type comparisons (`x.dtype is torch.float16`) are not identity keys.
+bool is_type_like(const Module& m, const Node& n) {
+  const std::string_view s = n.text();
+  if (s.find("dtype") != std::string_view::npos || s.find("device") != std::string_view::npos ||
+      s.find("type(") != std::string_view::npos || s.find("layout") != std::string_view::npos)
+    return true;
+  return m.qualified_name(n).has_value();
+}
+
+}  // namespace
+
+std::vector<IdentityUse> identity_uses(const Module& m, Node scope) {
+  std::vector<IdentityUse> out;
+  if (!scope.valid()) return out;
+  std::set<std::pair<uint32_t, uint32_t>> calls_here;
+  for (const auto& c : m.calls()) {
+    if (!contains(scope, c.node)) continue;
+    if (c.method == "data_ptr" || c.method == "__hash__" || c.method == "_cdata")
+      out.push_back({c.node, c.method + "()"});
+    else if (is_builtin_call(m, c, "id"))
+      out.push_back({c.node, "id()"});
+    else if (is_builtin_call(m, c, "hash"))
+      out.push_back({c.node, "hash()"});
+  }
+  m.walk(scope, [&](Node n) {
+    const auto t = n.type();
+    if (t == "attribute") {
+      Node attr = n.field("attribute");
+      if (attr.valid() && (attr.text() == "_version" || attr.text() == "_cdata")) out.push_back({n, std::string(attr.text())});
+    } else if (t == "comparison_operator") {
+      auto ops = operator_tokens(n);
+      auto operands = n.named_children();
+      if (ops.size() == 1 && (ops[0] == "is" || ops[0] == "is not") && operands.size() == 2) {
+        const Node& a = operands[0];
+        const Node& b = operands[1];
+        const bool stored = a.text().starts_with("self.") || b.text().starts_with("self.") ||
+                            a.type() == "subscript" || b.type() == "subscript";
+        if (!is_literal_operand(a) && !is_literal_operand(b) && !is_type_like(m, a) && !is_type_like(m, b) && stored)
+          out.push_back({n, "`is` comparison"});
+      }
+    }
+    return true;
+  });
+  std::sort(out.begin(), out.end(), [](const IdentityUse& x, const IdentityUse& y) {
+    return std::pair(x.node.line(), x.node.column()) < std::pair(y.node.line(), y.node.column());
+  });
+  return out;
 }
 
 }  // namespace kaudit::analyzer::patterns

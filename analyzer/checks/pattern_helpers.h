@@ -68,6 +68,14 @@ bool is_builtin_call(const Module& m, const python::Call& c, std::string_view na
 // True when the module binds `name` by def, class, import or assignment.
 bool module_binds(const Module& m, std::string_view name);
 
+// An expression that reads the identity of an object rather than its value:
+// x.data_ptr(), id(x), x._version, hash(x), `x is self.last`.
+struct IdentityUse {
+  Node node;
+  std::string what;  // "data_ptr()", "id()", "_version", "hash()", "`is` comparison"
+};
+std::vector<IdentityUse> identity_uses(const Module& m, Node scope);
+
 // Reports at most one finding of a check per line.
 class LineOnce {
  public:

@@ -9,6 +9,8 @@ const std::vector<std::unique_ptr<Check>>& all_checks() {
     std::vector<std::unique_ptr<Check>> v;
     // --- checks (one line each) ---
     v.push_back(make_banned_call_check());
+    v.push_back(make_dynamic_code_check());
+    v.push_back(make_cuda_graph_check());
     return v;
   }();
   return checks;
