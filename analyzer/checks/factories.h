@@ -12,5 +12,6 @@ namespace kaudit::analyzer {
 std::unique_ptr<Check> make_banned_call_check();
 std::unique_ptr<Check> make_dynamic_code_check();
 std::unique_ptr<Check> make_cuda_graph_check();
+std::unique_ptr<Check> make_output_cached_on_identity_check();
 
 }  // namespace kaudit::analyzer

@@ -11,6 +11,7 @@ const std::vector<std::unique_ptr<Check>>& all_checks() {
     v.push_back(make_banned_call_check());
     v.push_back(make_dynamic_code_check());
     v.push_back(make_cuda_graph_check());
+    v.push_back(make_output_cached_on_identity_check());
     return v;
   }();
   return checks;

@@ -1,0 +1,306 @@
+// output-cached-on-identity: results stored under the identity of the
+// inputs (data_ptr(), id(), `is`, _version, hash) and handed back, and
+// outputs computed once and returned on every later call.
+#include "analyzer/checks/factories.h"
+#include "analyzer/checks/pattern_helpers.h"
+
+namespace kaudit::analyzer {
+namespace {
+
+using namespace patterns;
+
+const CheckInfo kInfo{
+    "output-cached-on-identity",
+    rules::Category::cheat,
+    rules::Confidence::high,
+    kPython | kCxx,
+    "outputs are cached under the inputs' identity and returned again",
+    "The submission keeps results between calls and decides whether to reuse them by the identity of the "
+    "inputs rather than their values: a dictionary keyed on data_ptr() or id(x), a comparison with the "
+    "previous call's tensor by `is`, by address or by its _version counter, or an output computed once "
+    "(under `if self.out is None`) and returned on every later call. The benchmark hands over the same "
+    "tensors on every timed call, so such a cache turns the timed calls into no work at all, and the "
+    "answer is wrong as soon as new values arrive in the same memory. In C++, static tensors and maps "
+    "keyed on pointers are reported as suspicious: they are where such caches live.",
+    "Open the line, find what is stored under the key and whether forward returns it without running a "
+    "kernel; then run `kaudit run`: the `rewrite` probe writes new values into the same tensors, and a "
+    "cache keyed on identity returns the old answer there."};
+
+bool scope_has_graph(const Module& m, const python::FunctionDef& f) {
+  for (const auto& c : m.calls()) {
+    if (!contains(f.node, c.node)) continue;
+    if (is_under(c.qualified, "torch.cuda.CUDAGraph") || c.qualified == "torch.cuda.graph" || c.method == "replay" ||
+        c.method == "capture_begin")
+      return true;
+  }
+  return false;
+}
+
+// The statement-level context of an identity use: the container it keys, or
+// the comparison it takes part in.
+struct KeyUse {
+  Node at;              // where to report
+  std::string container;  // "self.cache" when used as a key
+  Node comparison;      // the comparison, when compared with stored state
+};
+
+std::vector<std::string> return_texts(const Module& m, Node scope) {
+  std::vector<std::string> out;
+  m.walk(scope, [&](Node n) {
+    if (n.type() == "function_definition" && !(n == scope)) return false;
+    if (n.type() == "return_statement") out.emplace_back(n.text());
+    return true;
+  });
+  return out;
+}
+
+// Returns of `scope` that hand back stored state: self.x, C[...], C.get(...).
+std::string stored_return(const Module& m, Node scope, const std::string& container) {
+  for (const auto& r : return_texts(m, scope)) {
+    std::string_view v = std::string_view(r).substr(std::min<size_t>(r.size(), 7));  // after "return "
+    if (!container.empty() && v.find(container) != std::string_view::npos) return one_line(r);
+    if (container.empty() && v.starts_with("self.")) return one_line(r);
+  }
+  return {};
+}
+
+// Whether `n` lies within the `subscript` part of a subscript, and which container.
+std::string keyed_container(Node n, Node stop) {
+  for (Node p = n.parent(); p.valid() && !(p == stop); p = p.parent()) {
+    const auto t = p.type();
+    if (t == "subscript") {
+      Node value = p.field("value");
+      if (value.valid() && !contains(value, n)) return std::string(value.text());
+    }
+    if (t == "call") {
+      Node fn = p.field("function");
+      if (fn.valid() && fn.type() == "attribute" && !contains(fn, n)) {
+        Node attr = fn.field("attribute");
+        const auto a = attr.valid() ? attr.text() : std::string_view{};
+        if (a == "get" || a == "setdefault" || a == "pop" || a == "__getitem__" || a == "__contains__")
+          return std::string(fn.field("object").text());
+      }
+    }
+    if (t == "comparison_operator") {
+      auto ops = operator_tokens(p);
+      auto kids = p.named_children();
+      if (ops.size() == 1 && (ops[0] == "in" || ops[0] == "not in") && kids.size() == 2 && contains(kids[0], n))
+        return std::string(kids[1].text());
+    }
+    if (t == "expression_statement" || t == "block" || t == "if_statement" || t == "return_statement") break;
+  }
+  return {};
+}
+
+Node enclosing_comparison(Node n, Node stop) {
+  if (n.type() == "comparison_operator") return n;
+  for (Node p = n.parent(); p.valid() && !(p == stop); p = p.parent()) {
+    if (p.type() == "comparison_operator") {
+      auto ops = operator_tokens(p);
+      if (!ops.empty() && ops[0] != "in" && ops[0] != "not in") return p;
+      return {};
+    }
+    const auto t = p.type();
+    if (t == "expression_statement" || t == "block" || t == "assignment") break;
+  }
+  return {};
+}
+
+class OutputCachedCheck : public Check {
+ public:
+  const CheckInfo& info() const override { return kInfo; }
+
+  void run(const Submission& s, const Context&, FindingSink& sink) const override {
+    if (s.python) run_python(*s.python, sink);
+    run_cxx(s, sink);
+  }
+
+ private:
+  void run_python(const Module& m, FindingSink& sink) const {
+    LineOnce once;
+    for (const auto& f : m.functions()) {
+      if (f.is_triton_kernel || scope_has_graph(m, f)) continue;
+      for (const auto& use : identity_uses(m, f.node)) {
+        if (m.enclosing_function(use.node) != &f) continue;  // nested defs are visited on their own
+        check_use(m, f, use, sink, once);
+      }
+    }
+    check_computed_once(m, sink, once);
+  }
+
+  void check_use(const Module& m, const python::FunctionDef& f, const IdentityUse& use, FindingSink& sink,
+                 LineOnce& once) const {
+    std::string container = keyed_container(use.node, f.node);
+    Node comparison = enclosing_comparison(use.node, f.node);
+    Node at = use.node;
+    std::string via;
+    if (container.empty() && !comparison.valid()) {
+      // key = (a.data_ptr(), b.data_ptr()); ... self.cache[key]
+      Node assign = ancestor(use.node, "assignment");
+      if (!assign.valid() || !contains(f.node, assign)) return;
+      Node left = assign.field("left");
+      if (!left.valid() || left.type() != "identifier") return;
+      const std::string name(left.text());
+      m.walk(f.node, [&](Node n) {
+        if (!container.empty() || comparison.valid()) return false;
+        if (n.type() != "identifier" || n.text() != name || contains(left, n)) return true;
+        container = keyed_container(n, f.node);
+        if (container.empty()) {
+          Node cmp = enclosing_comparison(n, f.node);
+          auto kids = cmp.valid() ? cmp.named_children() : std::vector<Node>{};
+          // Comparing the key with stored state (self.last_key), not with a literal.
+          for (const auto& k : kids)
+            if (!contains(k, n) && k.text().starts_with("self.")) comparison = cmp;
+        }
+        if (!container.empty() || comparison.valid()) {
+          at = n;
+          via = " (through `" + name + "`)";
+        }
+        return true;
+      });
+      if (container.empty() && !comparison.valid()) return;
+    }
+    if (comparison.valid() && container.empty()) {
+      // Only a comparison with stored state is a cache test.
+      bool with_state = use.what == "`is` comparison";
+      for (const auto& k : comparison.named_children())
+        if (!contains(k, use.node) && (k.text().starts_with("self.") || k.type() == "identifier" || k.type() == "attribute"))
+          with_state = true;
+      if (!with_state) return;
+    }
+    if (!once.first(at.line())) return;
+    std::string ret;
+    if (!container.empty()) ret = stored_return(m, f.node, container);
+    if (ret.empty() && comparison.valid()) {
+      Node if_stmt = ancestor(comparison, "if_statement");
+      if (if_stmt.valid() && contains(f.node, if_stmt)) ret = stored_return(m, if_stmt, "");
+    }
+    std::string what = use.what == "`is` comparison" ? "an `is` comparison with stored state (`" +
+                                                           one_line(use.node.text(), 50) + "`)"
+                                                     : use.what + " (`" + one_line(use.node.text(), 50) + "`)";
+    std::string msg = f.qualified_name + " uses " + what + via +
+                      (container.empty() ? " to decide whether to reuse earlier results"
+                                         : " as a key into " + container);
+    if (!ret.empty()) {
+      msg += " and returns the stored value (`" + ret + "`)" + reach_note(reach_of(m, at)) + ".";
+      sink.report(kInfo, m.file(), at.line(), at.column(), msg, use.what);
+    } else {
+      msg += "; check what it stores (an output is a cheat, a descriptor keyed on the address is not)" +
+             reach_note(reach_of(m, at)) + ".";
+      sink.report(kInfo, m.file(), at.line(), at.column(), msg, use.what, rules::Confidence::medium,
+                  rules::Category::suspicious);
+    }
+  }
+
+  // `if self.out is None: self.out = compute(x)` ... `return self.out`.
+  void check_computed_once(const Module& m, FindingSink& sink, LineOnce& once) const {
+    const python::ClassDef* model = m.model_class();
+    for (const auto& f : m.functions()) {
+      const bool is_forward = model && f.class_name == model->name && f.name == "forward";
+      if (!is_forward) continue;
+      m.walk(f.node, [&](Node n) {
+        if (n.type() == "function_definition" && !(n == f.node)) return false;
+        if (n.type() != "return_statement") return true;
+        auto kids = n.named_children();
+        if (kids.size() != 1 || kids[0].type() != "attribute") return true;
+        Node obj = kids[0].field("object");
+        if (!obj.valid() || obj.text() != "self") return true;
+        check_returned_attribute(m, f, n, std::string(kids[0].text()), sink, once);
+        return true;
+      });
+    }
+  }
+
+  void check_returned_attribute(const Module& m, const python::FunctionDef& f, Node ret, const std::string& attr,
+                                FindingSink& sink, LineOnce& once) const {
+    Node guard;             // the if that computes it only once
+    bool assigned_unguarded = false;
+    bool assigned_in_guard = false;
+    bool written_each_call = false;  // passed to a call or written in place outside the guard
+    m.walk(f.node, [&](Node n) {
+      const auto t = n.type();
+      if (t == "if_statement") {
+        Node cond = n.field("condition");
+        const std::string_view c = cond.valid() ? cond.text() : std::string_view{};
+        const std::string bare = attr.substr(5);
+        if ((c.find(attr) != std::string_view::npos && (c.find("None") != std::string_view::npos || c.starts_with("not "))) ||
+            (c.find("hasattr") != std::string_view::npos && c.find("\"" + bare + "\"") != std::string_view::npos) ||
+            (c.find("hasattr") != std::string_view::npos && c.find("'" + bare + "'") != std::string_view::npos))
+          if (!guard.valid()) guard = n;
+      }
+      if (t == "assignment" || t == "augmented_assignment") {
+        Node left = n.field("left");
+        if (left.valid() && left.text() == attr) {
+          if (guard.valid() && contains(guard, n)) assigned_in_guard = true;
+          else assigned_unguarded = true;
+        }
+      }
+      if ((t == "attribute" && n.text() == attr) && !(guard.valid() && contains(guard, n)) && !contains(ret, n)) {
+        Node p = n.parent();
+        if (p.valid() && (p.type() == "argument_list" || p.type() == "keyword_argument")) written_each_call = true;
+        if (p.valid() && p.type() == "attribute") {
+          Node a = p.field("attribute");
+          Node pp = p.parent();
+          if (a.valid() && a.text().ends_with("_") && pp.valid() && pp.type() == "call") written_each_call = true;
+        }
+        if (p.valid() && p.type() == "subscript" && p.parent().valid() && p.parent().type() == "assignment" &&
+            contains(p.parent().field("left"), n))
+          written_each_call = true;
+      }
+      return true;
+    });
+    if (assigned_unguarded) return;
+    if (!once.first(ret.line())) return;
+    if (assigned_in_guard && written_each_call) {
+      sink.report(kInfo, m.file(), ret.line(), ret.column(),
+                  "forward returns the same tensor " + attr + " on every call (allocated once under `" +
+                      one_line(guard.field("condition").text(), 40) + "` and refilled), so callers share one output buffer.",
+                  attr, rules::Confidence::medium, rules::Category::benchmark_aware);
+    } else if (assigned_in_guard) {
+      sink.report(kInfo, m.file(), ret.line(), ret.column(),
+                  "forward returns " + attr + ", which is computed only on the first call (under `" +
+                      one_line(guard.field("condition").text(), 40) + "`) and then returned whatever the inputs.",
+                  attr);
+    } else if (!written_each_call) {
+      sink.report(kInfo, m.file(), ret.line(), ret.column(),
+                  "forward returns " + attr + ", which forward never computes: it is set elsewhere and returned "
+                  "whatever the inputs.",
+                  attr, rules::Confidence::medium);
+    } else {
+      sink.report(kInfo, m.file(), ret.line(), ret.column(),
+                  "forward returns the same tensor " + attr + " on every call, refilled in place, so callers share "
+                  "one output buffer.",
+                  attr, rules::Confidence::low, rules::Category::benchmark_aware);
+    }
+  }
+
+  void run_cxx(const Submission& s, FindingSink& sink) const {
+    for (const auto& u : s.cxx) {
+      if (!u.facts || !u.file) continue;
+      for (const auto& v : u.facts->statics) {
+        if (v.is_const) continue;
+        const std::string& ty = v.type;
+        const bool tensor = ty.find("Tensor") != std::string::npos;
+        bool pointer_map = false;
+        size_t lt = ty.find("map<");
+        if (lt != std::string::npos) {
+          size_t comma = ty.find(',', lt);
+          std::string key_type = ty.substr(lt + 4, comma == std::string::npos ? std::string::npos : comma - lt - 4);
+          pointer_map = key_type.find('*') != std::string::npos || key_type.find("intptr_t") != std::string::npos;
+        }
+        if (!tensor && !pointer_map) continue;
+        sink.report(kInfo, *u.file, v.line, 0,
+                    std::string(v.function_local ? "the function-local static " : "the global ") + v.name + " (" + ty +
+                        ") " + (pointer_map ? "maps pointers to results across calls" : "keeps a tensor across calls") +
+                        ", where an output cached on identity would live.",
+                    v.name, rules::Confidence::medium, rules::Category::suspicious);
+      }
+    }
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Check> make_output_cached_on_identity_check() { return std::make_unique<OutputCachedCheck>(); }
+
+}  // namespace kaudit::analyzer
