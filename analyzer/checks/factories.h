@@ -13,5 +13,6 @@ std::unique_ptr<Check> make_banned_call_check();
 std::unique_ptr<Check> make_dynamic_code_check();
 std::unique_ptr<Check> make_cuda_graph_check();
 std::unique_ptr<Check> make_output_cached_on_identity_check();
+std::unique_ptr<Check> make_call_count_dependent_check();
 
 }  // namespace kaudit::analyzer

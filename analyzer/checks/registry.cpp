@@ -12,6 +12,7 @@ const std::vector<std::unique_ptr<Check>>& all_checks() {
     v.push_back(make_dynamic_code_check());
     v.push_back(make_cuda_graph_check());
     v.push_back(make_output_cached_on_identity_check());
+    v.push_back(make_call_count_dependent_check());
     return v;
   }();
   return checks;
