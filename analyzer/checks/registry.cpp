@@ -13,6 +13,14 @@ const std::vector<std::unique_ptr<Check>>& all_checks() {
     v.push_back(make_cuda_graph_check());
     v.push_back(make_output_cached_on_identity_check());
     v.push_back(make_call_count_dependent_check());
+    v.push_back(make_self_timing_check());
+    v.push_back(make_side_stream_or_thread_check());
+    v.push_back(make_fallback_to_banned_check());
+    v.push_back(make_precision_lowered_check());
+    v.push_back(make_l2_persistence_check());
+    v.push_back(make_no_authored_kernel_check());
+    v.push_back(make_reference_resubmitted_check());
+    v.push_back(make_disguised_output_check());
     return v;
   }();
   return checks;
