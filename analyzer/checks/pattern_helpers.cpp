@@ -271,4 +271,30 @@ std::vector<IdentityUse> identity_uses(const Module& m, Node scope) {
   return out;
 }
 
+std::string file_operation(std::string_view q, std::string_view method) {
+  static const std::pair<const char*, const char*> kOps[] = {
+      {"open", "opens"}, {"builtins.open", "opens"}, {"io.open", "opens"}, {"codecs.open", "opens"},
+      {"os.open", "opens"}, {"os.remove", "deletes"}, {"os.unlink", "deletes"}, {"os.rmdir", "deletes"},
+      {"os.removedirs", "deletes"}, {"os.rename", "renames"}, {"os.replace", "replaces"}, {"os.truncate", "truncates"},
+      {"os.chmod", "changes"}, {"os.utime", "touches"}, {"os.listdir", "lists"}, {"os.scandir", "lists"},
+      {"os.walk", "walks"}, {"os.path.exists", "probes"}, {"os.path.isfile", "probes"}, {"os.path.getmtime", "probes"},
+      {"glob.glob", "lists"}, {"glob.iglob", "lists"}, {"shutil.copy", "copies"}, {"shutil.copy2", "copies"},
+      {"shutil.copyfile", "copies"}, {"shutil.copytree", "copies"}, {"shutil.move", "moves"},
+      {"shutil.rmtree", "deletes"}, {"torch.load", "loads"}, {"torch.save", "writes"}, {"numpy.load", "loads"},
+      {"numpy.save", "writes"}, {"numpy.fromfile", "loads"}, {"numpy.loadtxt", "loads"}, {"pickle.load", "loads"},
+      {"json.load", "loads"}, {"yaml.safe_load", "loads"}, {"safetensors.torch.load_file", "loads"},
+      {"linecache.getline", "reads"}, {"linecache.getlines", "reads"}, {"fileinput.input", "reads"},
+  };
+  for (const auto& [name, what] : kOps)
+    if (q == name) return what;
+  if (q.starts_with("pathlib.Path.") || q.starts_with("pathlib.PurePath.")) method = q.substr(q.rfind('.') + 1);
+  static const std::pair<const char*, const char*> kPathMethods[] = {
+      {"read_text", "reads"}, {"read_bytes", "reads"}, {"write_text", "writes"}, {"write_bytes", "writes"},
+      {"unlink", "deletes"}, {"rmdir", "deletes"}, {"rename", "renames"}, {"touch", "touches"},
+      {"iterdir", "lists"}, {"glob", "lists"}, {"rglob", "lists"}};
+  for (const auto& [name, what] : kPathMethods)
+    if (method == name) return what;
+  return {};
+}
+
 }  // namespace kaudit::analyzer::patterns

@@ -76,6 +76,11 @@ struct IdentityUse {
 };
 std::vector<IdentityUse> identity_uses(const Module& m, Node scope);
 
+// What a call to the qualified name `q` does to the file system, or empty:
+// "opens", "reads", "writes", "deletes", "lists", "copies", "loads".
+// `method` is the method name for calls on unknown receivers (Path objects).
+std::string file_operation(std::string_view q, std::string_view method);
+
 // Reports at most one finding of a check per line.
 class LineOnce {
  public:
