@@ -1,0 +1,228 @@
+// foreign-file-access: reading, writing, deleting or listing files that
+// are not the submission's own (the problem's reference.py, shapes.py,
+// problem.yaml, the harness's files, parent folders), importing `shapes` or
+// `reference`, and C++ file I/O.
+#include "analyzer/checks/factories.h"
+#include "analyzer/checks/pattern_helpers.h"
+
+#include <regex>
+
+namespace kaudit::analyzer {
+namespace {
+
+using namespace patterns;
+
+const CheckInfo kInfo{
+    "foreign-file-access",
+    rules::Category::cheat,
+    rules::Confidence::high,
+    kPython | kCxx,
+    "the submission touches files that are not its own",
+    "The submission opens, reads, writes, deletes or lists files beyond its own source: the problem's "
+    "reference.py, shapes.py or problem.yaml, the harness's check or benchmark scripts, data files it does "
+    "not ship (saved answers in .pt/.npy files), or the folders above it; or it imports the problem's "
+    "`shapes` or `reference` modules. A kernel needs none of these. Reading them leaks the graded shapes or "
+    "the reference answers, writing them changes what the harness checks against. Paths under the system's "
+    "temporary folder and the submission's own file are not reported, nor are paths computed at run time "
+    "unless they climb to a parent folder. C++ file I/O is reported with medium confidence, as its paths are "
+    "not read.",
+    "Open the line and work out the path; `kaudit run` hashes the problem's files before and after the run "
+    "and runs the submission in a fresh folder, so a changed or missing file is visible there."};
+
+const std::regex& foreign_name() {
+  static const std::regex re(
+      R"((^|[/\\])(reference|shapes|problem|check|benchmark|bench|eval|harness|timing|solution_ref|answers?|expected|golden)\.(py|yaml|yml|json|pt|npy)$|(^|[/\\])\.\.([/\\]|$))",
+      std::regex::icase);
+  return re;
+}
+
+const std::regex& data_file() {
+  static const std::regex re(R"(\.(pt|pth|npy|npz|pkl|pickle|bin|safetensors|h5|hdf5)$)", std::regex::icase);
+  return re;
+}
+
+bool is_own_or_temp(const std::string& p) {
+  return p.starts_with("/tmp") || p.starts_with("/dev/null") || p.starts_with("/dev/shm") ||
+         p.starts_with("/proc/self/status") || p.starts_with("/proc/cpuinfo") || p.starts_with("/proc/meminfo");
+}
+
+// A path expression computed at run time that climbs out of the submission's folder.
+bool climbs(std::string_view text) {
+  return text.find("..") != std::string_view::npos || text.find(".parent.parent") != std::string_view::npos ||
+         text.find("parents[") != std::string_view::npos ||
+         text.find("dirname(os.path.dirname") != std::string_view::npos || text.find("getcwd") != std::string_view::npos ||
+         text.find("Path.cwd") != std::string_view::npos || text.find("Path('.')") != std::string_view::npos ||
+         text.find("Path(\".\")") != std::string_view::npos;
+}
+
+class ForeignFileAccessCheck : public Check {
+ public:
+  const CheckInfo& info() const override { return kInfo; }
+
+  void run(const Submission& s, const Context&, FindingSink& sink) const override {
+    if (s.python) run_python(*s.python, sink);
+    run_cxx(s, sink);
+  }
+
+ private:
+  // The constant path an expression names, looking through Path(...),
+  // os.path.join(...) and `/` joins; nullopt when any part is computed.
+  static std::optional<std::string> constant_path(const Module& m, Node e) {
+    if (!e.valid()) return std::nullopt;
+    if (auto s = m.constant_string(e)) return s;
+    if (e.type() == "call") {
+      Node fn = e.field("function");
+      auto q = fn.valid() ? m.qualified_name(fn) : std::nullopt;
+      auto args = positional_args(e);
+      if (q && (is_under(*q, "pathlib") || *q == "os.path.join" || *q == "os.path.abspath" ||
+                *q == "os.path.realpath" || *q == "os.path.expanduser")) {
+        std::string joined;
+        for (const auto& a : args) {
+          auto part = constant_path(m, a);
+          if (!part) {
+            // os.path.join(os.path.dirname(__file__), "x.cu"): the submission's own folder.
+            if (a.text().find("__file__") != std::string_view::npos && !climbs(a.text())) {
+              joined = "<own>";
+              continue;
+            }
+            return std::nullopt;
+          }
+          joined = joined.empty() ? *part : joined + "/" + *part;
+        }
+        return joined;
+      }
+    }
+    if (e.type() == "binary_operator") {
+      Node op = e.field("operator");
+      if (op.valid() && op.text() == "/") {
+        auto l = constant_path(m, e.field("left"));
+        auto r = constant_path(m, e.field("right"));
+        if (l && r) return *l + "/" + *r;
+        if (r && e.field("left").text().find("__file__") != std::string_view::npos && !climbs(e.field("left").text()))
+          return "<own>/" + *r;
+      }
+    }
+    return std::nullopt;
+  }
+
+  void run_python(const Module& m, FindingSink& sink) const {
+    LineOnce once;
+    auto report = [&](Node at, const std::string& msg, const std::string& symbol, rules::Confidence conf) {
+      if (once.first(at.line()))
+        sink.report(kInfo, m.file(), at.line(), at.column(), msg + reach_note(reach_of(m, at)) + ".", symbol, conf);
+    };
+
+    for (const auto& c : m.calls()) {
+      std::string op = file_operation(c.qualified, c.qualified.empty() ? c.method : "");
+      if (op.empty()) continue;
+      Node path_expr;
+      auto args = positional_args(c.node);
+      if (c.qualified.empty() || c.qualified.starts_with("pathlib.")) {
+        // Path(...).read_text(): the path is the receiver's argument.
+        Node recv = c.callee.field("object");
+        if (recv.valid() && recv.type() == "call") {
+          auto ra = positional_args(recv);
+          if (!ra.empty()) path_expr = ra[0];
+          Node rf = recv.field("function");
+          auto rq = rf.valid() ? m.qualified_name(rf) : std::nullopt;
+          if (!rq || !is_under(*rq, "pathlib")) path_expr = Node{};
+          if (!path_expr.valid()) path_expr = recv;
+        } else if (recv.valid()) {
+          path_expr = recv;
+        }
+      } else if (!args.empty()) {
+        path_expr = args[0];
+      } else if (op == "lists") {
+        report(c.node, c.qualified + "() lists the working folder, where the harness keeps the problem's files",
+               c.qualified, rules::Confidence::medium);
+        continue;
+      }
+      if (!path_expr.valid()) continue;
+      auto path = constant_path(m, path_expr);
+      const std::string shown = one_line(path_expr.text(), 50);
+      const std::string fn = c.qualified.empty() ? "." + c.method + "()" : c.qualified;
+      if (path) {
+        if (path->starts_with("<own>")) {
+          std::string rest = path->substr(5);
+          if (rest.empty() || !std::regex_search(rest, foreign_name())) continue;
+        }
+        if (is_own_or_temp(*path)) continue;
+        if (std::regex_search(*path, foreign_name())) {
+          report(c.node, fn + " " + op + " " + *path + ", a file of the problem or the harness", *path,
+                 rules::Confidence::high);
+        } else if (std::regex_search(*path, data_file()) && (op == "loads" || op == "opens" || op == "reads")) {
+          report(c.node, fn + " " + op + " the data file " + *path + ", which a submission does not ship", *path,
+                 rules::Confidence::medium);
+        } else if (op == "lists" || op == "walks") {
+          report(c.node, fn + " " + op + " " + (*path == "." || path->empty() ? "the working folder" : *path) +
+                             ", where the harness keeps the problem's files",
+                 *path, rules::Confidence::medium);
+        } else if (op == "deletes" || op == "renames" || op == "replaces" || op == "truncates") {
+          report(c.node, fn + " " + op + " " + *path + ", a file that is not the submission's own", *path,
+                 rules::Confidence::medium);
+        }
+      } else if (climbs(path_expr.text())) {
+        report(c.node, fn + " " + op + " a path that climbs out of the submission's folder (`" + shown + "`)", shown,
+               rules::Confidence::medium);
+      }
+    }
+
+    // import shapes, from reference import Model, sys.path pointing at parent folders.
+    m.walk([&](Node n) {
+      const auto t = n.type();
+      if (t == "import_statement" || t == "import_from_statement") {
+        static const std::regex re(R"(^(from\s+\.*|import\s+)(shapes|reference|check|benchmark|harness|problem)\b)");
+        static const std::regex rel(R"(^from\s+\.+\s+import\s+.*\b(shapes|reference)\b)");
+        const std::string text(n.text());
+        std::smatch sm;
+        if (std::regex_search(text, sm, re) || std::regex_search(text, sm, rel))
+          report(n, "`" + one_line(text, 50) + "` imports the problem's or harness's module " + sm[2].str(),
+                 sm[2].str(), rules::Confidence::high);
+        return false;
+      }
+      return true;
+    });
+    for (const auto& c : m.calls()) {
+      if (c.qualified != "sys.path.insert" && c.qualified != "sys.path.append") continue;
+      auto args = positional_args(c.node);
+      if (args.empty()) continue;
+      Node p = args.back();
+      auto v = constant_path(m, p);
+      if (climbs(p.text()) || (v && (v->find("..") != std::string::npos || *v == "." || *v == "")))
+        report(c.node, c.qualified + " puts a folder outside the submission on the import path (`" +
+                           one_line(p.text(), 40) + "`)",
+               c.qualified, rules::Confidence::medium);
+    }
+    for (const auto& c : m.calls()) {
+      if (c.qualified != "importlib.import_module" && c.qualified != "__import__" && c.qualified != "builtins.__import__")
+        continue;
+      auto args = positional_args(c.node);
+      auto name = args.empty() ? std::nullopt : m.constant_string(args[0]);
+      if (name && (*name == "shapes" || *name == "reference"))
+        report(c.node, c.qualified + " imports the problem's module " + *name, *name, rules::Confidence::high);
+    }
+  }
+
+  void run_cxx(const Submission& s, FindingSink& sink) const {
+    static const std::regex io(
+        R"(^(::)?(std::)?(fopen|fopen64|freopen|open|open64|openat|creat|opendir|remove|rename|unlink|truncate)$|basic_(i|o)?fstream|^std::filesystem::)");
+    for (const auto& u : s.cxx) {
+      if (!u.facts || !u.file) continue;
+      std::set<int> lines;
+      for (const auto& c : u.facts->calls) {
+        if (!std::regex_search(c.callee, io) || !lines.insert(c.line).second) continue;
+        sink.report(kInfo, *u.file, c.line, c.column,
+                    c.callee + " does file I/O from C++" +
+                        (c.enclosing_function.empty() ? "" : " in " + c.enclosing_function) +
+                        "; a kernel extension has no files of its own to read.",
+                    c.callee, rules::Confidence::medium);
+      }
+    }
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Check> make_foreign_file_access_check() { return std::make_unique<ForeignFileAccessCheck>(); }
+
+}  // namespace kaudit::analyzer
