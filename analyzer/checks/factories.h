@@ -17,6 +17,7 @@ std::unique_ptr<Check> make_call_count_dependent_check();
 std::unique_ptr<Check> make_harness_sniffing_check();
 std::unique_ptr<Check> make_monkeypatching_check();
 std::unique_ptr<Check> make_foreign_file_access_check();
+std::unique_ptr<Check> make_shape_hardcoded_check();
 std::unique_ptr<Check> make_self_timing_check();
 std::unique_ptr<Check> make_side_stream_or_thread_check();
 std::unique_ptr<Check> make_fallback_to_banned_check();

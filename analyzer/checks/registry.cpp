@@ -16,6 +16,7 @@ const std::vector<std::unique_ptr<Check>>& all_checks() {
     v.push_back(make_harness_sniffing_check());
     v.push_back(make_monkeypatching_check());
     v.push_back(make_foreign_file_access_check());
+    v.push_back(make_shape_hardcoded_check());
     v.push_back(make_self_timing_check());
     v.push_back(make_side_stream_or_thread_check());
     v.push_back(make_fallback_to_banned_check());
