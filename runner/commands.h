@@ -10,5 +10,7 @@ namespace kaudit::runner {
 
 void add_analyze_command(CLI::App& app, int& exit_code);
 void add_explain_command(CLI::App& app, int& exit_code);
+void add_run_command(CLI::App& app, int& exit_code);
+void add_trace_command(CLI::App& app, int& exit_code);  // KAUDIT_HAVE_TRACER
 
 }  // namespace kaudit::runner

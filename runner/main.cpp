@@ -12,8 +12,12 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "kaudit 0.1.0");
   int exit_code = 0;
   kaudit::runner::add_explain_command(app, exit_code);
+  kaudit::runner::add_run_command(app, exit_code);
 #ifdef KAUDIT_HAVE_ANALYZER
   kaudit::runner::add_analyze_command(app, exit_code);
+#endif
+#ifdef KAUDIT_HAVE_TRACER
+  kaudit::runner::add_trace_command(app, exit_code);
 #endif
   try {
     app.parse(argc, argv);
