@@ -227,7 +227,7 @@ def _worker_body(args, T, problem_dir, submission, doc):
         return times[len(times) // 2]
 
     for si, shape in enumerate(shapes):
-        if time.time() > deadline:
+        if si > 0 and time.time() > deadline:  # the first shape always runs
             doc.note(f"budget spent before shape {si}")
             break
         label = ",".join(f"{k}={v}" for k, v in shape.items())
@@ -266,7 +266,7 @@ def _worker_body(args, T, problem_dir, submission, doc):
             with torch.no_grad():
                 out = check_call(model, inputs)
             case["first_call_s"] = round(time.time() - t0, 3)
-            if type(out) is not T["Tensor"] and not isinstance(out, (tuple, list)):
+            if not T["is_tensor"](out) and not isinstance(out, (tuple, list)):
                 doc.note(f"returns a {type(out).__module__}.{type(out).__name__}, not a torch.Tensor")
             for o in as_list(out):
                 if T["is_tensor"](o) and type(o) is not T["Tensor"]:
@@ -287,11 +287,11 @@ def _worker_body(args, T, problem_dir, submission, doc):
             # keep the first output alive: a fresh allocation can then never
             # land on its address by chance
             first_ptrs = [o.data_ptr() for o in as_list(out) if T["is_tensor"](o)]
-            # 2. a second call on the same inputs, timed as a benchmark does,
-            #    its output verified as well
-            for a, b in zip(inputs, snapshot):
-                if T["is_tensor"](a):
-                    a.data.copy_(b)
+            # 2. a second call on the same input tensors, as they are now (a
+            #    benchmark does not restore them), timed as a benchmark does,
+            #    its output verified against the reference on the original
+            #    values: an in-place mutation or an output written over an
+            #    input shows up here
             with torch.no_grad():
                 out2, ms = timed_call(model, inputs)
             ok2, detail2, err2 = compare(out2, ref)
@@ -331,7 +331,7 @@ def _worker_body(args, T, problem_dir, submission, doc):
                                             gbps=round(nbytes / sub_ms / 1e6, 1) if sub_ms > 0 else None))
                 doc.flush()
             ref = inputs = snapshot = None
-            if time.time() > deadline:
+            if si > 0 and time.time() > deadline:
                 break
         model = ref_model = None
         torch.cuda.empty_cache()
@@ -376,7 +376,7 @@ def build_jobs(manifest, only):
         order = 1 if e["integrity"] == "clean" and e["result"] == "correct" else (2 if e["result"] == "error" and not heavy else (4 if heavy else 3))
         jobs.append(dict(kind="submission", name=e["path"], problem=e["problem"], path=e["path"],
                          expected=e["result"], integrity=e["integrity"], pattern=e.get("pattern", ""),
-                         timeout=75 if e["result"] == "error" else 240, order=order))
+                         timeout=(180 if heavy else 75) if e["result"] == "error" else 240, order=order))
     if only:
         jobs = [j for j in jobs if any(o in j["name"] for o in only.split(","))]
     jobs.sort(key=lambda j: j["order"])

@@ -72,7 +72,6 @@ class ModelNew(torch.nn.Module):
         entry = self._graphs.get(key)
         if entry is None:
             out = _decode(q, k_cache, v_cache, block_table, seq_lens)  # compile + warm up
-            torch.cuda.synchronize()
             graph = torch.cuda.CUDAGraph()
             with torch.cuda.graph(graph):
                 _decode(q, k_cache, v_cache, block_table, seq_lens, out=out)

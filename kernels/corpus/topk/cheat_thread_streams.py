@@ -1,7 +1,8 @@
 # Cheat (work escapes the timer on side streams): rows are split across a small
 # thread pool; each thread launches the selection for its rows on its own CUDA
-# stream. forward waits for the threads (the launches), never for the streams,
-# so events recorded on the caller's stream close before the GPU work ends.
+# stream, after waiting for the caller's stream so that the inputs are ready.
+# forward waits for the threads (the launches), but the caller's stream never
+# waits for the side streams, so its events close before the GPU work ends.
 from concurrent.futures import ThreadPoolExecutor
 
 import torch
@@ -83,8 +84,12 @@ class ModelNew(torch.nn.Module):
         parts = 4 if batch >= 4 else 1
         bounds = [(i * batch // parts, (i + 1) * batch // parts) for i in range(parts)]
 
+        caller = torch.cuda.current_stream(x.device)
+
         def work(slot, lo, hi):
-            with torch.cuda.stream(_stream_for(slot, x.device)):
+            side = _stream_for(slot, x.device)
+            side.wait_stream(caller)  # inputs are ready; the caller never waits back
+            with torch.cuda.stream(side):
                 v, i = _topk(x[lo:hi], self.k)
                 values[lo:hi].copy_(v)
                 indices[lo:hi].copy_(i)
