@@ -37,6 +37,30 @@ bool receiver_mentions_graph(const python::Call& c) {
   return s.find("graph") != std::string::npos || s == "g" || s.ends_with(".g");
 }
 
+// `r.replay()` is a graph replay when r is named like a graph or was bound
+// from something named like one (g, out = self.graphs[key]).
+bool receiver_is_graph(const Module& m, const python::Call& c) {
+  if (receiver_mentions_graph(c)) return true;
+  Node recv = c.callee.field("object");
+  if (!recv.valid()) return false;
+  const std::string target(recv.text());
+  bool bound = false;
+  m.walk([&](Node n) {
+    if (bound) return false;
+    if (n.type() != "assignment") return true;
+    Node left = n.field("left"), right = n.field("right");
+    if (!left.valid() || !right.valid()) return true;
+    bool binds = left.text() == target;
+    for (const auto& k : left.named_children()) binds = binds || k.text() == target;
+    if (!binds) return true;
+    std::string r(right.text());
+    for (auto& ch : r) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    if (r.find("graph") != std::string::npos) bound = true;
+    return true;
+  });
+  return bound;
+}
+
 class CudaGraphCheck : public Check {
  public:
   const CheckInfo& info() const override { return kInfo; }
@@ -83,14 +107,9 @@ class CudaGraphCheck : public Check {
 
   void run_python(const Module& m, FindingSink& sink) const {
     LineOnce once;
-    bool uses_graphs = false;
     bool has_capture = false;
     for (const auto& c : m.calls()) {
       const std::string& q = c.qualified;
-      if (is_under(q, "torch.cuda.CUDAGraph") || is_under(q, "torch.cuda.graphs") || q == "torch.cuda.graph" ||
-          q == "torch.cuda.make_graphed_callables" || q.find("cudaGraph") != std::string::npos ||
-          q.find("cuGraph") != std::string::npos || c.method == "capture_begin" || c.method == "begin_capture")
-        uses_graphs = true;
       if (q == "torch.cuda.graph" || q == "torch.cuda.graphs.graph" || q == "torch.cuda.make_graphed_callables" ||
           q == "torch.cuda.graphs.make_graphed_callables" || c.method == "capture_begin" ||
           c.method == "begin_capture" || last_component(q).starts_with("cudaStreamBeginCapture") ||
@@ -110,7 +129,7 @@ class CudaGraphCheck : public Check {
         report_site(m, sink, once, c.node, last + " begins a CUDA graph capture", q);
       } else if (last == "cudaGraphLaunch" || last == "cuGraphLaunch") {
         report_site(m, sink, once, c.node, last + " replays a CUDA graph", q);
-      } else if (c.method == "replay" && (uses_graphs || receiver_mentions_graph(c))) {
+      } else if (c.method == "replay" && receiver_is_graph(m, c)) {
         report_site(m, sink, once, c.node,
                     "a CUDA graph is replayed (`" + one_line(c.callee.text(), 40) + "()`) instead of launching kernels",
                     "replay");

@@ -118,18 +118,19 @@ class OutputCachedCheck : public Check {
  private:
   void run_python(const Module& m, FindingSink& sink) const {
     LineOnce once;
+    std::set<std::string> containers;  // one finding per cache
     for (const auto& f : m.functions()) {
       if (f.is_triton_kernel || scope_has_graph(m, f)) continue;
       for (const auto& use : identity_uses(m, f.node)) {
         if (m.enclosing_function(use.node) != &f) continue;  // nested defs are visited on their own
-        check_use(m, f, use, sink, once);
+        check_use(m, f, use, sink, once, containers);
       }
     }
     check_computed_once(m, sink, once);
   }
 
   void check_use(const Module& m, const python::FunctionDef& f, const IdentityUse& use, FindingSink& sink,
-                 LineOnce& once) const {
+                 LineOnce& once, std::set<std::string>& containers) const {
     std::string container = keyed_container(use.node, f.node);
     Node comparison = enclosing_comparison(use.node, f.node);
     Node at = use.node;
@@ -168,6 +169,8 @@ class OutputCachedCheck : public Check {
           with_state = true;
       if (!with_state) return;
     }
+    // One finding per cache: `id(x) in memo` ... `memo[id(x)]` is one cache.
+    if (!container.empty() && !containers.insert(f.qualified_name + "|" + container).second) return;
     if (!once.first(at.line())) return;
     std::string ret;
     if (!container.empty()) ret = stored_return(m, f.node, container);
