@@ -162,7 +162,10 @@ class DynamicCodeCheck : public Check {
         }
         if (t == "attribute") {
           Node attr = n.field("attribute");
-          if (attr.valid() && attr.text() == "__dict__") {
+          Node sub = n.parent();
+          const bool written = sub.valid() && sub.type() == "subscript" && sub.parent().valid() &&
+                               sub.parent().type() == "assignment" && contains(sub.parent().field("left"), sub);
+          if (attr.valid() && attr.text() == "__dict__" && !written) {  // writes are monkeypatching's
             auto obj = m.qualified_name(n.field("object"));
             if (obj && is_torch_like(*obj) && *obj != "builtins") {
               report(n, *obj + ".__dict__ reads the module's namespace as a dictionary.", *obj,

@@ -133,6 +133,7 @@ class ShapeHardcodedCheck : public Check {
   void run_python(const Module& m, bool have_problem, const std::set<long long>& graded, FindingSink& sink) const {
     LineOnce once;
     const auto tables = literal_tables(m);
+    std::set<std::pair<uint32_t, uint32_t>> chains;
     std::map<const python::FunctionDef*, Scope> scopes;
     auto scope_for = [&](const Node& n) -> const Scope& {
       const python::FunctionDef* f = m.enclosing_function(n);
@@ -169,13 +170,14 @@ class ShapeHardcodedCheck : public Check {
       for (long long v : values)
         if (pinned(v, have_problem, graded)) hits.push_back(v);
       if (hits.empty()) return true;
-      check_comparison(m, n, kids[shape_side], hits, ops[0], have_problem, sink, once);
+      check_comparison(m, n, kids[shape_side], hits, ops[0], have_problem, sink, once, chains);
       return true;
     });
   }
 
   void check_comparison(const Module& m, Node cmp, Node shape, const std::vector<long long>& hits,
-                        const std::string& op, bool have_problem, FindingSink& sink, LineOnce& once) const {
+                        const std::string& op, bool have_problem, FindingSink& sink, LineOnce& once,
+                        std::set<std::pair<uint32_t, uint32_t>>& chains) const {
     std::string vals;
     for (size_t i = 0; i < hits.size() && i < 4; ++i) vals += (i ? ", " : "") + std::to_string(hits[i]);
     if (hits.size() > 4) vals += ", ...";
@@ -214,6 +216,7 @@ class ShapeHardcodedCheck : public Check {
     if (!have_problem || negated) return;  // tuning branches are judged only against the graded shapes
     Node top = stmt.type() == "elif_clause" ? stmt.parent() : stmt;
     if (has_else(top) || returns(m, body) || has_default(m, top, body)) return;
+    if (!chains.insert(key(top)).second) return;  // one finding per if-chain
     report(m, cmp, sink, once, what + " by an if-chain with no branch for other shapes", rules::Confidence::medium);
   }
 
