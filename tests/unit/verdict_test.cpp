@@ -1,0 +1,117 @@
+// The verdict engine on fixture evidence: every combination that matters.
+#include "rules/verdict.h"
+
+#include <gtest/gtest.h>
+
+using namespace kaudit::rules;
+using json = nlohmann::json;
+
+namespace {
+
+json finding(const std::string& id, const std::string& source, const std::string& category,
+             const std::string& confidence = "high", int line = 3) {
+  return {{"id", id},
+          {"source", source},
+          {"category", category},
+          {"confidence", confidence},
+          {"location", {{"file", "solution.py"}, {"line", line}, {"column", 0}}},
+          {"message", id + " seen."}};
+}
+
+json analysis(std::initializer_list<json> findings) {
+  return {{"schema", "kaudit-analysis/1"},
+          {"files", json::array({{{"path", "solution.py"}, {"seconds", 0.0}, {"findings", json(findings)}}})}};
+}
+
+json run(const std::string& result, std::initializer_list<json> findings) {
+  json r = {{"schema", "kaudit-run/1"}, {"result", result}, {"findings", json(findings)}, {"timing", json::array()}};
+  r["error"] = result == "error" ? json{{"phase", "import"}, {"reason", "segfault"}} : json(nullptr);
+  return r;
+}
+
+json decide(const json* a, const json* r) {
+  return decide_verdict({"solution.py", a, r}, verdict_policy_of(default_rule_pack()));
+}
+
+TEST(Verdict, CleanNeedsACompletedRun) {
+  const json a = analysis({});
+  EXPECT_EQ(decide(&a, nullptr)["integrity"], "not-run");
+  EXPECT_EQ(decide(&a, nullptr)["result"], "not-run");
+  const json r = run("correct", {});
+  EXPECT_EQ(decide(&a, &r)["integrity"], "clean");
+  const json crashed = run("error", {});
+  const json v = decide(&a, &crashed);
+  EXPECT_EQ(v["result"], "error");
+  EXPECT_EQ(v["integrity"], "unverified");
+  EXPECT_EQ(v["result_reason"]["reason"], "segfault");
+}
+
+TEST(Verdict, BannedCallThatRunsIsCheatButDeadBannedCallIsSuspicious) {
+  const json a = analysis({finding("banned-call", "static", "cheat")});
+  const json ran = run("correct", {finding("banned-library-kernel", "trace", "cheat")});
+  const json v = decide(&a, &ran);
+  EXPECT_EQ(v["integrity"], "cheat");
+  EXPECT_EQ(v["deciding"].size(), 2u) << "the static call and its runtime confirmation both decide";
+
+  const json quiet = run("correct", {});
+  const json w = decide(&a, &quiet);
+  EXPECT_EQ(w["integrity"], "clean");
+  ASSERT_EQ(w["beside"].size(), 1u);
+  EXPECT_EQ(w["beside"][0]["category"], "suspicious");
+  EXPECT_NE(w["beside"][0]["message"].get<std::string>().find("not confirmed"), std::string::npos);
+}
+
+TEST(Verdict, StaticAloneDecidesOnlyForPresenceOffencesAtHighConfidence) {
+  const json tamper = analysis({finding("monkeypatching", "static", "cheat", "high")});
+  EXPECT_EQ(decide(&tamper, nullptr)["integrity"], "cheat") << "harness tampering needs no run";
+  const json weak = analysis({finding("monkeypatching", "static", "cheat", "medium")});
+  EXPECT_EQ(decide(&weak, nullptr)["integrity"], "not-run");
+  const json cache = analysis({finding("output-cached-on-identity", "static", "cheat", "high")});
+  EXPECT_EQ(decide(&cache, nullptr)["integrity"], "not-run") << "a cache must be shown to hit";
+}
+
+TEST(Verdict, RuntimeOutranksStatic) {
+  const json a = analysis({});
+  const json r = run("correct", {finding("output-cached-on-identity", "probe", "cheat")});
+  EXPECT_EQ(decide(&a, &r)["integrity"], "cheat");
+  const json low = run("correct", {finding("output-reused", "probe", "benchmark-aware", "low")});
+  EXPECT_EQ(decide(&a, &low)["integrity"], "clean") << "below the runtime confidence floor";
+}
+
+TEST(Verdict, CheatOutranksBenchmarkAware) {
+  const json a = analysis({finding("shape-hardcoded", "static", "benchmark-aware")});
+  const json r = run("correct", {finding("work-skipped-on-repeat", "probe", "cheat")});
+  const json v = decide(&a, &r);
+  EXPECT_EQ(v["integrity"], "cheat");
+  EXPECT_EQ(v["reasons"].size(), 2u);
+  const json only_ba = run("correct", {});
+  EXPECT_EQ(decide(&a, &only_ba)["integrity"], "benchmark-aware");
+}
+
+TEST(Verdict, GraphKeyedOnPointersIsBenchmarkAwareWhenFreshInputsShowIt) {
+  const json a = analysis({finding("cuda-graph", "static", "benchmark-aware")});
+  const json r = run("correct", {finding("speedup-vanishes-with-fresh-inputs", "timing", "benchmark-aware")});
+  EXPECT_EQ(decide(&a, &r)["integrity"], "benchmark-aware");
+}
+
+TEST(Verdict, IncorrectAndCleanAreIndependent) {
+  const json r = run("incorrect", {});
+  const json v = decide(nullptr, &r);
+  EXPECT_EQ(v["result"], "incorrect");
+  EXPECT_EQ(v["integrity"], "clean");
+  EXPECT_FALSE(v["evidence"]["static"].get<bool>());
+}
+
+TEST(Verdict, DeterministicAndRejectsMalformedDocuments) {
+  const json a = analysis({finding("banned-call", "static", "cheat", "high", 9), finding("dynamic-code", "static", "cheat", "high", 2)});
+  const json r = run("correct", {finding("banned-library-kernel", "trace", "cheat")});
+  EXPECT_EQ(decide(&a, &r).dump(), decide(&a, &r).dump());
+  const json bad_schema = {{"schema", "kaudit-run/9"}, {"result", "correct"}};
+  EXPECT_THROW(decide(nullptr, &bad_schema), std::runtime_error);
+  const json bad_result = {{"schema", "kaudit-run/1"}, {"result", "great"}};
+  EXPECT_THROW(decide(nullptr, &bad_result), std::runtime_error);
+  const json bad_finding = analysis({{{"id", "x"}}});
+  EXPECT_THROW(decide(&bad_finding, nullptr), std::exception);
+}
+
+}  // namespace
