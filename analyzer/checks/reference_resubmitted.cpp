@@ -248,11 +248,14 @@ class ReferenceResubmittedCheck : public Check {
           if (q && q->starts_with("torch.")) torch_attrs.emplace(l.text());
           return true;
         });
-    for (const auto& st : m.root().named_children())
-      if (st.type() == "expression_statement")
-        for (const auto& a : st.named_children())
-          if (a.type() == "assignment")
-            if (Node l = a.field("left"); l.valid() && l.type() == "identifier") module_names.emplace(l.text());
+    // Names bound outside any def or class (also inside module-level try/if blocks).
+    m.walk([&](Node n) {
+      const auto t = n.type();
+      if (t == "function_definition" || t == "class_definition" || t == "lambda") return false;
+      if (t == "assignment")
+        if (Node l = n.field("left"); l.valid() && l.type() == "identifier") module_names.emplace(l.text());
+      return true;
+    });
 
     const auto params = parameter_names(fwd.node);
     const std::string self = params.empty() ? "self" : params.front();
