@@ -1,0 +1,143 @@
+// What the checks ask of the whole file: functions with their resolved
+// decorators (Triton kernels), classes with their resolved bases, every
+// call with its qualified callee, the model class, and which functions the
+// model's forward reaches.
+#include "analyzer/python/module_impl.h"
+
+#include <algorithm>
+
+namespace kaudit::analyzer::python {
+namespace {
+
+bool is_triton_jit(std::string_view q) {
+  return q == "triton.jit" || q == "triton.runtime.jit" || q == "triton.runtime.jit.jit" ||
+         q == "triton.runtime.jit.JITFunction" || q == "triton.JITFunction";
+}
+
+bool is_nn_module(std::string_view q) {
+  return q == "torch.nn.Module" || q == "torch.nn.modules.module.Module" || q == "torch.nn.modules.Module";
+}
+
+}  // namespace
+
+void Module::Impl::build_model() {
+  // Classes: bases, then nn.Module-ness through local bases (a fixed point).
+  for (size_t c = 0; c < classes.size(); ++c) {
+    for (TSNode b : cinfo[c].base_exprs) {
+      Sym s = resolve(b);
+      classes[c].bases.push_back(s.kind == Sym::Kind::name ? s.q : std::string(text(b)));
+      if (s.kind == Sym::Kind::name && s.cls >= 0 && s.fn < 0 && s.cls != static_cast<int>(c))
+        cinfo[c].local_bases.push_back(s.cls);
+      if (s.kind == Sym::Kind::name && is_nn_module(s.q)) cinfo[c].is_module = true;
+    }
+  }
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (auto& ci : cinfo)
+      if (!ci.is_module)
+        for (int b : ci.local_bases)
+          if (cinfo[b].is_module) {
+            ci.is_module = changed = true;
+            break;
+          }
+  }
+
+  // Functions: decorators.
+  for (size_t f = 0; f < functions.size(); ++f) {
+    for (TSNode d : finfo[f].decorator_exprs) {
+      TSNode target = is_type(d, "call") ? field_of(d, "function") : d;
+      Sym s = resolve(target);
+      std::string q = s.kind == Sym::Kind::name ? s.q : std::string(text(target));
+      if (is_triton_jit(q)) functions[f].is_triton_kernel = true;
+      functions[f].decorators.push_back(std::move(q));
+    }
+  }
+
+  // Calls: enclosing function, qualified callee, method name.
+  for (Call& c : calls) {
+    TSNode n = c.node.raw();
+    for (int s = scope_at(ts_node_start_byte(n)); s >= 0; s = scopes[s].parent)
+      if (scopes[s].function_index >= 0) {
+        c.function_index = scopes[s].function_index;
+        break;
+      }
+    TSNode callee = unparen(c.callee.raw());
+    if (is_type(callee, "attribute")) c.method = nfkc(text(field_of(callee, "attribute")));
+    if (is_type(callee, "subscript")) {
+      // kernel[grid](...): a launch of the function that `kernel` names.
+      Sym k = resolve(field_of(callee, "value"));
+      if (k.kind == Sym::Kind::name && k.fn >= 0) {
+        c.qualified = functions[k.fn].qualified_name;
+        continue;
+      }
+    }
+    Sym s = resolve(callee);
+    if (s.kind == Sym::Kind::name) c.qualified = s.q;
+    // kernel = triton.jit(fn): fn becomes a Triton kernel.
+    if (is_triton_jit(c.qualified)) {
+      for (TSNode a : named_children_of(field_of(n, "arguments"))) {
+        Sym fs = resolve(a);
+        if (fs.kind == Sym::Kind::name && fs.fn >= 0) functions[fs.fn].is_triton_kernel = true;
+        break;
+      }
+    }
+  }
+
+  // The model class: ModelNew, else Model (the last definition wins, as in
+  // Python), else the nn.Module subclass that defines forward.
+  auto defines = [&](int c, const char* name) {
+    auto it = scopes[cinfo[c].scope].names.find(name);
+    return it != scopes[cinfo[c].scope].names.end();
+  };
+  for (const char* wanted : {"ModelNew", "Model"}) {
+    for (int c = static_cast<int>(classes.size()) - 1; c >= 0 && model < 0; --c)
+      if (classes[c].name == wanted) model = c;
+    if (model >= 0) break;
+  }
+  if (model < 0) {
+    std::vector<int> candidates;
+    for (size_t c = 0; c < classes.size(); ++c)
+      if (cinfo[c].is_module && defines(static_cast<int>(c), "forward")) candidates.push_back(static_cast<int>(c));
+    if (!candidates.empty()) model = candidates.back();
+  }
+  if (model < 0) return;
+
+  // Reachability from forward (and __call__), through calls, launches and
+  // references to local functions; classes referenced bring their methods.
+  std::vector<char> reached(functions.size(), 0), class_done(classes.size(), 0);
+  std::vector<int> work;
+  auto reach = [&](int f) {
+    if (f >= 0 && !reached[f]) {
+      reached[f] = 1;
+      work.push_back(f);
+    }
+  };
+  auto reach_methods = [&](int cls, bool only_call) {
+    if (!only_call && class_done[cls]) return;
+    if (!only_call) class_done[cls] = 1;
+    for (const char* entry : {"forward", "__call__"}) {
+      Sym m = member(cls, entry, 0);
+      if (m.kind == Sym::Kind::name) reach(m.fn);
+    }
+    if (only_call) return;
+    for (size_t f = 0; f < functions.size(); ++f)
+      if (finfo[f].class_index == cls) reach(static_cast<int>(f));
+  };
+  reach_methods(model, true);
+  while (!work.empty()) {
+    int f = work.back();
+    work.pop_back();
+    for (auto& [ref, called] : finfo[f].refs) {
+      Sym s = resolve(ref);
+      if (s.kind == Sym::Kind::name) {
+        if (s.fn >= 0) reach(s.fn);
+        else if (s.cls >= 0) reach_methods(s.cls, false);
+      } else if (s.kind == Sym::Kind::instance && called && !s.is_self) {
+        reach_methods(s.cls, true);
+      }
+    }
+  }
+  for (size_t f = 0; f < functions.size(); ++f) functions[f].reachable_from_forward = reached[f] != 0;
+}
+
+}  // namespace kaudit::analyzer::python
