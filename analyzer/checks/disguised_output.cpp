@@ -126,8 +126,8 @@ class DisguisedOutputCheck : public Check {
       if (f.name == "__torch_function__" || f.name == "__torch_dispatch__")
         out.report(m.file(), f.node.line(), f.node.column(),
                    (f.class_name.empty() ? f.name : f.class_name + "." + f.name) +
-                       " intercepts torch operations on the returned objects, so comparisons and reads can be "
-                       "answered by the submission's own code.",
+                       " intercepts torch operations, so reads and comparisons of the output can be answered by the "
+                       "submission's own code.",
                    f.qualified_name);
 
     for (const auto& c : m.calls()) {
