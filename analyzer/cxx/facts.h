@@ -32,6 +32,7 @@ struct KernelLaunch {
   std::string via;     // "<<<>>>", "cudaLaunchKernel", "cuLaunchKernel", "cudaLaunchCooperativeKernel", ...
   int line = 0;
   bool explicit_stream = false;  // a stream argument other than 0/default was passed
+  std::string stream;            // the stream argument as written, empty when none was given
 };
 
 // Global, namespace-scope or function-local static variables: where caches live.
@@ -41,6 +42,7 @@ struct StaticVariable {
   int line = 0;
   bool function_local = false;
   bool is_const = false;
+  std::string cuda_space;  // "" (host), "__device__", "__constant__" or "__managed__"
 };
 
 // An integer literal compared with (==, !=, <, >, switch case) or asserted
@@ -56,7 +58,7 @@ struct SizeLiteral {
 // cudaLimitPersistingL2CacheSize, accessPolicyWindow, cudaStreamCaptureModeGlobal.
 struct NameReference {
   std::string name;
-  std::string kind;  // "enum", "field", "type"
+  std::string kind;  // "enum", "field", "type", or "function" (a function named but not called: &f, f as an argument)
   int line = 0;
 };
 

@@ -15,6 +15,7 @@ namespace kaudit::analyzer::cxx {
 struct FrontOptions {
   std::string cuda_path = "/usr/local/cuda";
   std::vector<std::string> extra_args;  // e.g. -I folders given on the command line
+  int time_limit_ms = 20000;            // both passes together; past it, parsing stops and what was read is kept
 };
 
 Facts read_facts(const SourceFile& file, const FrontOptions& options = {});
