@@ -31,11 +31,11 @@ const CheckInfo kInfo{
     "lists the streams used and any GPU work that ran outside the timed interval."};
 
 // Python callables that create a stream or make one current.
+// ExternalStream is left out: it wraps a stream that exists already, in
+// practice torch.cuda.current_stream().cuda_stream handed to CuPy.
 const std::set<std::string, std::less<>> kPyStreams = {
-    "torch.cuda.Stream",        "torch.cuda.streams.Stream", "torch.cuda.ExternalStream",
-    "torch.cuda.stream",        "torch.cuda.StreamContext",  "torch.cuda.set_stream",
-    "torch.Stream",             "torch.cuda.streams.ExternalStream",
-    "cupy.cuda.Stream",         "cupy.cuda.stream.Stream",   "cupy.cuda.ExternalStream"};
+    "torch.cuda.Stream", "torch.cuda.streams.Stream", "torch.cuda.stream", "torch.cuda.StreamContext",
+    "torch.cuda.set_stream", "torch.Stream", "cupy.cuda.Stream", "cupy.cuda.stream.Stream"};
 
 // Prefixes of Python callables that start threads or processes.
 constexpr std::string_view kPyThreadPrefixes[] = {
