@@ -56,8 +56,12 @@ std::vector<long long> shape_values_of(const python::Module& shapes) {
 }
 
 Analyzer::Analyzer(AnalyzerOptions options) : options_(std::move(options)) {
+  if (options_.rules)
+    rules_ = *options_.rules;
+  else
+    rules_ = options_.problem ? rules::rule_pack_for_problem(*options_.problem) : rules::default_rule_pack();
   if (!options_.problem) return;
-  rules::merge_problem_forbidden(options_.rules, options_.problem->forbidden);
+  if (options_.rules) rules::merge_problem_forbidden(rules_, options_.problem->forbidden);
   problem_facts_.problem = &*options_.problem;
   reference_ = parse_python_file(options_.problem->reference);
   problem_facts_.reference = reference_.get();
@@ -152,7 +156,7 @@ std::vector<rules::Finding> Analyzer::analyze_source(SourceFile file, std::vecto
   }
   for (size_t i = 0; i < cxx_facts.size(); ++i) submission.cxx.push_back({cxx_sources[i], &cxx_facts[i]});
 
-  Context context{options_.rules, options_.problem ? &problem_facts_ : nullptr};
+  Context context{rules_, options_.problem ? &problem_facts_ : nullptr};
   FindingSink sink(findings);
   for (const auto& check : all_checks()) {
     try {

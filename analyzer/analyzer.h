@@ -19,8 +19,11 @@
 namespace kaudit::analyzer {
 
 struct AnalyzerOptions {
-  rules::RulePack rules = rules::default_rule_pack();
-  std::optional<rules::Problem> problem;  // its forbidden list is merged into `rules`
+  // Unset: the problem's rules (rules::rule_pack_for_problem) with a
+  // problem, else the default pack. Set: this pack, with the problem's
+  // forbidden list merged in.
+  std::optional<rules::RulePack> rules;
+  std::optional<rules::Problem> problem;
   cxx::FrontOptions cxx;
   bool read_cxx = true;  // false: skip the Clang front (faster, fewer findings)
 };
@@ -34,12 +37,13 @@ class Analyzer {
   // Analyses text already in memory (tests, benchmarks); `path` decides the language.
   std::vector<rules::Finding> analyze_text(const std::string& path, std::string text) const;
 
-  const rules::RulePack& rules() const { return options_.rules; }
+  const rules::RulePack& rules() const { return rules_; }
 
  private:
   std::vector<rules::Finding> analyze_source(SourceFile file, std::vector<LoadProblem> problems) const;
 
   AnalyzerOptions options_;
+  rules::RulePack rules_;
   std::unique_ptr<python::Module> reference_;  // the problem's reference.py
   ProblemFacts problem_facts_;
 };

@@ -1,5 +1,7 @@
 #include "rules/rule_pack.h"
 
+#include "rules/problem.h"
+
 #include <algorithm>
 #include <fstream>
 #include <regex>
@@ -9,9 +11,12 @@
 namespace kaudit::rules {
 namespace {
 
-constexpr const char* kDefaultPack =
-#include "default_pack.inc"
-    ;
+struct BuiltinPack {
+  const char* name;
+  const char* json;
+};
+// Generated from rules/packs/*.json at configure time.
+#include "builtin_packs.inc"
 
 std::vector<std::string> strings_at(const nlohmann::json& j, const char* key) {
   std::vector<std::string> out;
@@ -71,7 +76,31 @@ RulePack rule_pack_from_json(const nlohmann::json& doc) {
   return p;
 }
 
-RulePack default_rule_pack() { return rule_pack_from_json(nlohmann::json::parse(kDefaultPack)); }
+std::optional<RulePack> builtin_rule_pack(std::string_view name) {
+  for (const auto& b : kBuiltinPacks)
+    if (name == b.name) return rule_pack_from_json(nlohmann::json::parse(b.json));
+  return std::nullopt;
+}
+
+RulePack default_rule_pack() {
+  static const RulePack pack = *builtin_rule_pack("default");
+  return pack;
+}
+
+RulePack rule_pack_for_problem(const Problem& problem) {
+  std::optional<RulePack> pack = builtin_rule_pack(problem.name);
+  if (!pack || problem.name == "default") {
+    const RulePack base = default_rule_pack();
+    nlohmann::json doc = {{"schema", "kaudit-rules/1"},
+                          {"name", problem.name},
+                          {"description", "the problem's forbidden list only"}};
+    for (const char* keep : {"thresholds", "verdict", "allowed_glue_kernels"})
+      if (base.raw.contains(keep)) doc[keep] = base.raw[keep];
+    pack = rule_pack_from_json(doc);
+  }
+  merge_problem_forbidden(*pack, problem.forbidden);
+  return *pack;
+}
 
 RulePack load_rule_pack(const std::filesystem::path& path) {
   std::ifstream in(path);

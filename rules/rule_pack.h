@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <optional>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -34,6 +36,9 @@ struct RulePack {
 
 // The pack compiled into kaudit (rules/packs/default.json).
 RulePack default_rule_pack();
+// A pack compiled into kaudit by name (every rules/packs/<name>.json), or
+// nothing when there is none of that name.
+std::optional<RulePack> builtin_rule_pack(std::string_view name);
 // Throws std::runtime_error with the path and the reason on bad input.
 RulePack load_rule_pack(const std::filesystem::path& path);
 RulePack rule_pack_from_json(const nlohmann::json& doc);
@@ -42,5 +47,12 @@ RulePack rule_pack_from_json(const nlohmann::json& doc);
 // "F.linear" become banned Python ops (and the method form where one
 // exists), entries with "::" become exact C++ symbol patterns.
 void merge_problem_forbidden(RulePack& pack, const std::vector<std::string>& forbidden);
+
+// The rules for a problem: its built-in pack when kaudit has one of the
+// problem's name, else a pack that bans nothing of its own (the default
+// pack's thresholds and verdict policy kept), in both cases with the
+// problem's `forbidden:` list merged in.
+struct Problem;
+RulePack rule_pack_for_problem(const Problem& problem);
 
 }  // namespace kaudit::rules

@@ -66,8 +66,9 @@ int run_analyze(const AnalyzeArgs& args) {
     std::cerr << "kaudit analyze: " << error << "\n";
     return 2;
   }
-  analyzer::ReportHeader header{options.rules.name, options.problem ? options.problem->name : ""};
+  const std::string problem_name = options.problem ? options.problem->name : "";
   analyzer::Analyzer an(std::move(options));
+  analyzer::ReportHeader header{an.rules().name, problem_name};
   std::vector<analyzer::FileReport> reports;
   for (const auto& f : files) {
     const auto start = std::chrono::steady_clock::now();

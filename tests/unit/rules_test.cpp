@@ -117,3 +117,42 @@ TEST(Problem, LoadsKernelBenchFolderAndRejectsJunk) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(RulePack, EveryPackUnderRulesPacksIsBuiltInAndValid) {
+  const fs::path packs = fs::path(KAUDIT_SOURCE_DIR) / "rules" / "packs";
+  int n = 0;
+  for (const auto& e : fs::directory_iterator(packs)) {
+    if (e.path().extension() != ".json") continue;
+    ++n;
+    const auto builtin = builtin_rule_pack(e.path().stem().string());
+    ASSERT_TRUE(builtin.has_value()) << e.path();
+    EXPECT_EQ(builtin->name, load_rule_pack(e.path()).name);
+  }
+  EXPECT_GE(n, 1);
+  EXPECT_FALSE(builtin_rule_pack("no-such-pack").has_value());
+}
+
+TEST(RulePack, ProblemWithoutItsOwnPackBansOnlyItsForbiddenList) {
+  Problem p;
+  p.name = "made_up_problem";
+  p.forbidden = {"torch.topk"};
+  const RulePack r = rule_pack_for_problem(p);
+  EXPECT_EQ(r.name, "made_up_problem");
+  EXPECT_TRUE(contains(r.banned_python_ops, "torch.topk"));
+  EXPECT_FALSE(contains(r.banned_python_ops, "torch.matmul")) << "the default pack's bans do not apply";
+  EXPECT_TRUE(r.raw.contains("verdict")) << "the verdict policy is kept";
+}
+
+TEST(RulePack, ProblemWithItsOwnPackUsesIt) {
+  Problem p;
+  p.name = "topk";
+  p.forbidden = {"torch.Tensor.kthvalue"};
+  const RulePack r = rule_pack_for_problem(p);
+  EXPECT_EQ(r.name, "topk");
+  EXPECT_TRUE(contains(r.banned_python_ops, "torch.topk"));
+  EXPECT_TRUE(contains(r.banned_tensor_methods, "kthvalue"));
+}
+
+}  // namespace
