@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Every GPU check of the tracer in one go, for the GPU machine (H200, CUDA
+# 13.0, PyTorch 2.11, Triton 3.6): builds kaudit, libkaudit_tracer.so and the
+# tracer tests; runs the GPU tests (label gpu); checks the traces they
+# recorded with the CPU model test; measures the overhead side by side (no
+# tracer, kaudit, torch.profiler); and packs the traces that become
+# tests/tracer/fixtures/. Logs and results go to $OUT (default ./gpu-out).
+#
+#   bash tests/gpu/run_tracer_gpu.sh
+#
+# CLI11 is not installed there: carry its headers in .device-deps/include/CLI.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+ROOT=$PWD
+OUT=${OUT:-$ROOT/gpu-out}
+mkdir -p "$OUT"
+exec > >(tee -a "$OUT/tracer_gpu.log") 2>&1
+export PYTHONUNBUFFERED=1
+step() { echo; echo "=== $* ($(date +%T))"; }
+failures=()
+
+step machine
+nvidia-smi -L
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv
+python3 -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__, torch.cuda.get_device_name())"
+nvcc --version | tail -2
+
+step configure
+cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DKAUDIT_BUILD_ANALYZER=OFF \
+  -DKAUDIT_BUILD_BENCHMARKS=OFF -DKAUDIT_EXTRA_INCLUDE="$ROOT/.device-deps/include" \
+  -DCMAKE_CUDA_ARCHITECTURES=90 >"$OUT/configure.txt" 2>&1 || { tail -40 "$OUT/configure.txt"; exit 1; }
+
+step build
+ninja -C build-gpu -j 16 kaudit kaudit_tracer tracer_model_test tracer_gpu_test tracer_cuda_app || exit 1
+
+step "GPU tests (ctest -L gpu lists them)"
+ctest --test-dir build-gpu -L gpu -N | tail -12
+TRACES=/tmp/kaudit-gpu-traces
+rm -rf "$TRACES"
+export KAUDIT_GPU_TEST_OUT=$TRACES
+timeout 420 build-gpu/tests/tracer/tracer_gpu_test --gtest_color=no || failures+=(gpu_test)
+unset KAUDIT_GPU_TEST_OUT
+for f in "$TRACES"/*.log; do echo "--- $(basename "$f")"; tail -5 "$f"; done
+
+step "fixtures from this run, checked by the CPU model test"
+mkdir -p /tmp/fixtures
+cp "$TRACES"/trace_cuda_app.json "$TRACES"/trace_torch_app.json "$TRACES"/fault_segfault.json \
+  "$TRACES"/fault_os_exit.json "$TRACES"/fault_fork.json "$TRACES"/fault_profiler.json \
+  "$TRACES"/fault_spawn.json /tmp/fixtures/ 2>/dev/null
+cp "$TRACES"/trace_cuda_app.journals/kaudit-trace.*.jsonl /tmp/fixtures/journal_cuda_app.jsonl 2>/dev/null
+cp "$TRACES"/trace_torch_app.chrome.json /tmp/fixtures/ 2>/dev/null
+cp /tmp/fixtures/* tests/tracer/fixtures/ 2>/dev/null
+timeout 120 build-gpu/tests/tracer/tracer_model_test --gtest_color=no || failures+=(model_test)
+tar czf "$OUT/tracer_fixtures.tgz" -C /tmp/fixtures .
+ls -la /tmp/fixtures
+
+step "kaudit trace on the PyTorch/Triton script (the summary for docs/tracer.md)"
+timeout 120 build-gpu/kaudit trace -o /tmp/torch_app.json --chrome /tmp/torch_app.chrome.json -- \
+  python3 tests/gpu/tracer_torch_app.py || failures+=(kaudit_trace_example)
+
+step "overhead: no tracer, kaudit, torch.profiler, two rounds"
+rm -f /tmp/overhead.jsonl
+for round in 1 2; do
+  for mode in none kaudit profiler; do
+    echo "--- round $round, $mode"
+    if [[ $mode == kaudit ]]; then
+      timeout 150 build-gpu/kaudit trace -q -o /tmp/overhead_trace_$round.json -- \
+        python3 tests/gpu/tracer_overhead.py measure kaudit /tmp/overhead.jsonl || failures+=(overhead_$mode)
+    else
+      timeout 150 python3 tests/gpu/tracer_overhead.py measure $mode /tmp/overhead.jsonl || failures+=(overhead_$mode)
+    fi
+  done
+done
+cp /tmp/overhead.jsonl "$OUT/overhead.jsonl"
+python3 tests/gpu/tracer_overhead.py summarize /tmp/overhead.jsonl /tmp/overhead_trace_1.json \
+  >"$OUT/overhead_summary.json" || failures+=(overhead_checks)
+cat "$OUT/overhead_summary.json"
+
+step done
+if ((${#failures[@]})); then
+  echo "FAILED: ${failures[*]}"
+  exit 1
+fi
+echo "all tracer GPU checks passed"

@@ -1,0 +1,301 @@
+// The trace model without a GPU: journals (hand-made edge cases and real
+// ones recorded on the H200 machine), classification, per-call summaries,
+// the Chrome export, the tracer's C interface and `kaudit trace` where no
+// process uses CUDA.
+#include "tests/tracer/trace_expectations.h"
+#include "tracer/report.h"
+
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace kaudit::tracer;
+using namespace kaudit::tracer::testing;
+
+const std::string kFixtures = KAUDIT_FIXTURES;
+
+// A journal as libkaudit_tracer.so writes it, with the cases that matter:
+// a runtime launch with a nested driver launch (the kernel carries the
+// driver's id), a graph captured in one call and replayed (cloned nodes) in
+// another, a launch whose kernel record never came, a memcpy joined through
+// its runtime id, a line cut short, and no end line (os._exit).
+const char* kJournal = R"J({"type":"process","schema":"kaudit-trace-journal/1","pid":42,"ppid":1,"exe":"/usr/bin/python3.12","argv":["python3","sub.py"]}
+{"type":"cupti","api_version":130001,"compiled_api_version":130001,"driver_version":13000,"subscribed":true}
+{"type":"launcher","id":1,"api":"cudaLaunchKernel","object":"/site-packages/torch/lib/libtorch_cuda.so","symbol":"","how":"stack","chain":["/site-packages/torch/lib/libtorch_cuda.so"]}
+{"type":"launcher","id":2,"api":"cuLaunchKernel","object":"/site-packages/torch/lib/libtorch_cuda.so","symbol":"","how":"stack","chain":[]}
+{"type":"launcher","id":3,"api":"cuLaunchKernelEx","object":"/root/.triton/cache/ab/__triton_launcher.cpython-312-x86_64-linux-gnu.so","symbol":"","how":"stack","chain":[]}
+{"type":"launcher","id":4,"api":"cudaGraphLaunch","object":"/site-packages/torch/lib/libtorch_cuda.so","symbol":"","how":"stack","chain":[]}
+{"type":"launcher","id":5,"api":"cuLaunchKernelEx","object":"/usr/lib/libcublasLt.so.13","symbol":"","how":"stack","chain":[]}
+{"type":"call_begin","call":1,"phase":"timed","shape":"1024","mode":"bench","index":0,"ts":1000,"tid":7}
+{"type":"launch","corr":10,"api":"cudaLaunchKernel","tid":7,"enter":1100,"exit":1110,"launcher":1,"call":1}
+{"type":"launch","corr":11,"parent":10,"api":"cuLaunchKernel","tid":7,"enter":1102,"exit":1108,"launcher":2,"call":1}
+{"type":"launch","corr":12,"api":"cuLaunchKernelEx","tid":7,"enter":1200,"exit":1210,"launcher":3,"call":1,"captured":true}
+{"type":"graph_node","node":500,"graph":9,"node_type":"kernel","corr":12,"launcher":3,"call":1,"api":"cuLaunchKernelEx"}
+{"type":"launch","corr":13,"api":"cuLaunchKernelEx","tid":7,"enter":1300,"exit":1310,"launcher":5,"call":1}
+{"type":"launch","corr":14,"api":"cudaMemcpyAsync","tid":7,"enter":1400,"exit":1410,"call":1}
+{"type":"call_end","call":1,"ts":2000}
+{"type":"graph_node_clone","node":900,"original":500}
+{"type":"call_begin","call":2,"phase":"timed","shape":"1024","mode":"bench","index":1,"ts":3000,"tid":7}
+{"type":"launch","corr":20,"api":"cudaGraphLaunch","tid":7,"enter":3100,"exit":3110,"launcher":4,"call":2}
+{"type":"call_end","call":2,"ts":4000}
+{"type":"launch","corr":30,"api":"cudaLaunchKernel","tid":7,"enter":5000,"exit":5010,"launcher":1}
+{"type":"kernel","corr":11,"name":"_ZN2at6native18elementwise_kernelEv","demangled":"void at::native::elementwise_kernel<128, 4>(int)","grid":[8,1,1],"block":[128,1,1],"cluster":[0,0,0],"regs":32,"smem_static":0,"smem_dynamic":0,"device":0,"context":1,"stream":7,"graph":0,"graph_node":0,"start":1500,"end":1600}
+{"type":"memcpy","corr":15,"runtime_corr":14,"copy_kind":"DtoD","bytes":4096,"device":0,"context":1,"stream":7,"graph":0,"graph_node":0,"start":1700,"end":1750}
+{"type":"kernel","corr":20,"name":"triton_scale","grid":[1,1,1],"block":[128,1,1],"cluster":[0,0,0],"regs":16,"smem_static":0,"smem_dynamic":0,"device":0,"context":1,"stream":13,"graph":9,"graph_node":900,"start":3500,"end":4500}
+{"type":"kernel","corr":30,"name":"_ZN2at6native18elementwise_kernelEv","demangled":"void at::native::elementwise_kernel<128, 4>(int)","grid":[8,1,1],"block":[128,1,1],"cluster":[0,0,0],"regs":32,"smem_static":0,"smem_dynamic":0,"device":0,"context":1,"stream":7,"graph":0,"graph_node":0,"start":3600,"end":3700}
+{"type":"kernel","corr":31,"name":"cut short
+)J";
+
+Process synthetic() {
+  std::istringstream in(kJournal);
+  return load_journal(in, "synthetic");
+}
+
+const Kernel& kernel_with_corr(const Process& p, uint32_t corr) {
+  for (const Kernel& k : p.kernels)
+    if (k.corr == corr) return k;
+  throw std::runtime_error("no kernel");
+}
+
+TEST(TraceModel, JoinsNestedLaunchesGraphClonesAndRuntimeCopies) {
+  const Process p = synthetic();
+  EXPECT_EQ(p.pid, 42);
+  ASSERT_EQ(p.kernels.size(), 3u);
+  const Kernel& nested = kernel_with_corr(p, 11);
+  EXPECT_EQ(nested.call, 1u);
+  EXPECT_EQ(nested.launcher, 2u);
+  const Kernel& replayed = kernel_with_corr(p, 20);
+  EXPECT_EQ(replayed.call, 2u) << "a replayed kernel belongs to the call that launched the graph";
+  EXPECT_EQ(replayed.launcher, 3u) << "and keeps the launcher of the captured launch";
+  ASSERT_EQ(p.transfers.size(), 1u);
+  EXPECT_EQ(p.transfers[0].call, 1u);
+  EXPECT_EQ(p.transfers[0].api, "cudaMemcpyAsync");
+  EXPECT_EQ(kernel_with_corr(p, 30).call, 0u);
+}
+
+TEST(TraceModel, NotesWhatWasLost) {
+  const Process p = synthetic();
+  EXPECT_FALSE(p.complete());
+  EXPECT_TRUE(has_note(p, "without the tracer's exit flush")) << notes(p);
+  EXPECT_TRUE(has_note(p, "1 launches have no kernel record")) << notes(p);  // corr 13
+  EXPECT_TRUE(has_note(p, "1 journal lines were unreadable")) << notes(p);
+}
+
+TEST(TraceModel, SummarizesEachCall) {
+  const Process p = synthetic();
+  const auto calls = summarize_calls(p, Families::builtin());
+  ASSERT_EQ(calls.size(), 3u);  // two calls, then outside any call
+  const CallSummary& first = calls[0];
+  EXPECT_EQ(first.kernels, 1u);
+  EXPECT_EQ(first.library_ns, 100u);
+  EXPECT_EQ(first.own_share(), 0.0);
+  EXPECT_EQ(first.libraries.at("libtorch_cuda").count, 1u);
+  EXPECT_EQ(first.families.at("elementwise").count, 1u);
+  EXPECT_EQ(first.families.at("copy").count, 1u);
+  EXPECT_EQ(first.transfer_bytes, 4096u);
+  EXPECT_EQ(first.unrecorded_launches, 1u);
+  const CallSummary& second = calls[1];
+  EXPECT_EQ(second.graph_launches, 1u);
+  EXPECT_EQ(second.graph_kernels, 1u);
+  EXPECT_EQ(second.own_share(), 1.0);
+  EXPECT_EQ(second.libraries.count("Triton"), 1u);
+  EXPECT_EQ(second.late_kernels, 1u);     // ran until 4500, the call ended at 4000
+  EXPECT_EQ(second.late_ns, 500u);
+  EXPECT_EQ(second.foreign_kernels, 1u);  // corr 30 ran inside call 2 but belongs to no call
+  EXPECT_EQ(calls[2].call, 0u);
+  EXPECT_EQ(calls[2].kernels, 1u);
+}
+
+TEST(TraceModel, DocumentRoundTrips) {
+  Trace t;
+  t.command = {"python3", "sub.py"};
+  t.exit_status = 0;
+  t.processes.push_back(synthetic());
+  const nlohmann::json doc = to_json(t, &Families::builtin());
+  EXPECT_EQ(doc["schema"], "kaudit-trace/1");
+  EXPECT_EQ(doc["processes"][0]["kernels"][0]["library"], "libtorch_cuda");
+  const Trace back = trace_from_json(doc);
+  ASSERT_EQ(back.processes.size(), 1u);
+  EXPECT_EQ(to_json(back, &Families::builtin()), doc);
+  EXPECT_THROW(trace_from_json(nlohmann::json{{"schema", "kaudit-trace/999"}}), std::runtime_error);
+}
+
+TEST(Families, LibrariesFromLaunchersAndKernelNames) {
+  const Families& f = Families::builtin();
+  EXPECT_EQ(f.library_of("/x/nvidia/cublas/lib/libcublasLt.so.13", "nvjet_sm90_tst_128x256").name, "cuBLASLt");
+  EXPECT_EQ(f.library_of("/x/nvidia/cublas/lib/libcublas.so.13", "gemv2T_kernel").name, "cuBLAS");
+  EXPECT_EQ(f.library_of("/x/torch/lib/libtorch_cuda.so", "void at::native::x()").role, Role::library);
+  const LibraryMatch triton = f.library_of("/root/.triton/cache/x/__triton_launcher.so", "add_kernel");
+  EXPECT_EQ(triton.name, "Triton");
+  EXPECT_EQ(triton.role, Role::own);
+  const LibraryMatch ext = f.library_of("/root/.cache/torch_extensions/my_ext/my_ext.so", "my_kernel");
+  EXPECT_EQ(ext.name, "my_ext.so");
+  EXPECT_EQ(ext.role, Role::own);
+  EXPECT_EQ(f.library_of("", "nvjet_sm90_tst").name, "cuBLASLt");
+  EXPECT_EQ(f.library_of("", "nvjet_sm90_tst").source, "kernel name");
+  EXPECT_EQ(f.library_of("", "mystery").role, Role::unknown);
+}
+
+TEST(Families, OpFamiliesByKernelName) {
+  const Families& f = Families::builtin();
+  EXPECT_EQ(f.family_of("nvjet_sm90_tst_128x256_64x4_2x1_v_bz_coopA_NNT"), "gemm");
+  EXPECT_EQ(f.family_of("void at::native::sbtopk::gatherTopK<float, unsigned int, 2, false>(...)"), "topk/sort");
+  EXPECT_EQ(f.family_of("void at::native::radixSortKVInPlace<-2, -1, 32, 4, float, long, unsigned int>(...)"),
+            "topk/sort");
+  EXPECT_EQ(f.family_of("void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float>(...)"), "softmax");
+  EXPECT_EQ(f.family_of("flash_fwd_kernel<Flash_fwd_kernel_traits<128>>"), "attention");
+  EXPECT_EQ(f.family_of("void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>()"), "fill");
+  EXPECT_EQ(f.family_of("void at::native::elementwise_kernel<128, 4, direct_copy_kernel_cuda>()"), "copy");
+  EXPECT_EQ(f.family_of("void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>>()"),
+            "elementwise");
+  EXPECT_EQ(f.family_of("kaudit_test_stream_a"), "other");
+}
+
+TEST(Families, RulesFileIsTheBuiltinOne) {
+  const Families file = Families::load(KAUDIT_FAMILIES_JSON);
+  EXPECT_EQ(file.family_names(), Families::builtin().family_names());
+  EXPECT_THROW(Families::from_json(nlohmann::json{{"schema", "other"}}), std::runtime_error);
+  EXPECT_THROW(Families::from_json({{"schema", "kaudit-kernel-families/1"},
+                                    {"families", {{{"name", "x"}, {"patterns", {"("}}}}}}),
+               std::runtime_error);
+}
+
+TEST(ChromeTrace, TracksFlowsAndShortNames) {
+  Trace t;
+  t.processes.push_back(synthetic());
+  const nlohmann::json chrome = chrome_trace(t, Families::builtin());
+  size_t kernels = 0, starts = 0, finishes = 0, calls = 0;
+  for (const auto& e : chrome["traceEvents"]) {
+    ASSERT_TRUE(e.contains("pid"));
+    if (e["ph"] == "X" && e["cat"] == "kernel") {
+      ++kernels;
+      EXPECT_GE(e["dur"].get<double>(), 0.0);
+    }
+    starts += e["ph"] == "s" ? 1 : 0;
+    finishes += e["ph"] == "f" ? 1 : 0;
+    calls += e.value("cat", "") == "call" ? 1 : 0;
+  }
+  EXPECT_EQ(kernels, 3u);
+  EXPECT_EQ(calls, 2u);
+  EXPECT_EQ(starts, finishes);
+  EXPECT_EQ(starts, 4u);  // three kernels and the copy
+  Kernel k;
+  k.name = "_Zx";
+  k.demangled = "void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float>(float*, float const*, int)";
+  EXPECT_EQ(short_kernel_name(k), "at::native::(anonymous namespace)::cunn_SoftMaxForward");
+}
+
+TEST(TextSummary, NamesLibrariesCallsAndLosses) {
+  Trace t;
+  t.processes.push_back(synthetic());
+  const std::string text = text_summary(t, Families::builtin());
+  EXPECT_NE(text.find("INCOMPLETE"), std::string::npos) << text;
+  EXPECT_NE(text.find("libtorch_cuda"), std::string::npos) << text;
+  EXPECT_NE(text.find("timed #1"), std::string::npos) << text;
+  EXPECT_NE(text.find("outside any call"), std::string::npos) << text;
+}
+
+// ---- real traces recorded on the H200 machine (tests/gpu/run_tracer_gpu.sh)
+TEST(Fixtures, CudaProgramTrace) { expect_cuda_app_trace(load_trace_file(kFixtures + "/trace_cuda_app.json")); }
+
+TEST(Fixtures, TorchAndTritonTrace) { expect_torch_app_trace(load_trace_file(kFixtures + "/trace_torch_app.json")); }
+
+TEST(Fixtures, RecordedJournalLoadsLikeItsDocument) {
+  const Trace from_journal = load_trace_file(kFixtures + "/journal_cuda_app.jsonl");
+  const Trace from_doc = load_trace_file(kFixtures + "/trace_cuda_app.json");
+  ASSERT_EQ(from_journal.processes.size(), 1u);
+  const Process& a = from_journal.processes[0];
+  const Process& b = cuda_process(from_doc);
+  EXPECT_EQ(a.kernels.size(), b.kernels.size());
+  EXPECT_EQ(a.transfers.size(), b.transfers.size());
+  EXPECT_EQ(a.calls.size(), b.calls.size());
+  for (size_t i = 0; i < a.kernels.size() && i < b.kernels.size(); ++i) {
+    EXPECT_EQ(a.kernels[i].call, b.kernels[i].call);
+    EXPECT_EQ(a.kernels[i].launcher, b.kernels[i].launcher);
+  }
+}
+
+TEST(Fixtures, FaultTracesSayWhatWasLost) {
+  const Process& crashed = cuda_process(load_trace_file(kFixtures + "/fault_segfault.json"));
+  EXPECT_EQ(crashed.end_signal, 11);
+  EXPECT_TRUE(has_note(crashed, "signal 11"));
+  const Process& exited = cuda_process(load_trace_file(kFixtures + "/fault_os_exit.json"));
+  EXPECT_TRUE(has_note(exited, "without the tracer's exit flush"));
+  const Trace forked = load_trace_file(kFixtures + "/fault_fork.json");
+  ASSERT_EQ(forked.processes.size(), 2u);
+  size_t children = 0;
+  for (const Process& p : forked.processes)
+    if (p.forked_from != 0) {
+      ++children;
+      EXPECT_TRUE(has_note(p, "forked from a process that used CUDA"));
+    }
+  EXPECT_EQ(children, 1u);
+}
+
+// ---- the C interface and `kaudit trace`, which work without a GPU
+TEST(TracerLibrary, CallsWithoutCudaMakeAJournalThatSaysSo) {
+  const fs::path journal = fs::temp_directory_path() / ("kaudit-model-test-" + std::to_string(getpid()) + ".jsonl");
+  const pid_t child = fork();
+  if (child == 0) {  // in a child, so that this process's exit handlers stay its own
+    setenv("KAUDIT_TRACE_FILE", journal.c_str(), 1);
+    void* lib = dlopen(KAUDIT_TRACER_LIB, RTLD_NOW);
+    if (lib == nullptr) _exit(10);
+    auto begin = reinterpret_cast<int (*)(const char*, const char*, const char*, long long)>(
+        dlsym(lib, "kaudit_call_begin"));
+    auto end = reinterpret_cast<int (*)()>(dlsym(lib, "kaudit_call_end"));
+    auto status = reinterpret_cast<int (*)()>(dlsym(lib, "kaudit_tracer_status"));
+    if (begin == nullptr || end == nullptr || status == nullptr || status() != 0) _exit(11);
+    if (begin("warmup", "8", "bench", 0) != 1 || begin("timed", nullptr, nullptr, 1) != 2 || end() != 2 || end() != 0)
+      _exit(12);
+    std::exit(0);
+  }
+  int st = 0;
+  waitpid(child, &st, 0);
+  ASSERT_TRUE(WIFEXITED(st));
+  ASSERT_EQ(WEXITSTATUS(st), 0);
+  const Process p = load_journal_file(journal.string());
+  fs::remove(journal);
+  ASSERT_EQ(p.calls.size(), 2u);
+  EXPECT_EQ(p.calls[0].phase, "warmup");
+  EXPECT_TRUE(p.calls[0].implicit_end);
+  EXPECT_EQ(p.calls[1].phase, "timed");
+  EXPECT_TRUE(p.complete());
+  EXPECT_FALSE(p.cupti_seen);
+  EXPECT_TRUE(has_note(p, "CUDA was never initialised")) << notes(p);
+  EXPECT_TRUE(has_note(p, "was not ended before call 2")) << notes(p);
+}
+
+int run(const std::string& cmd) {
+  const int st = std::system(cmd.c_str());
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+TEST(KauditTrace, CommandWithoutCudaGivesAnEmptyTraceThatSaysWhy) {
+  const fs::path out = fs::temp_directory_path() / ("kaudit-trace-true-" + std::to_string(getpid()) + ".json");
+  ASSERT_EQ(run(std::string(KAUDIT_BIN) + " trace -q -o " + out.string() + " -- /bin/true"), 0);
+  const Trace t = load_trace_file(out.string());
+  fs::remove(out);
+  EXPECT_EQ(t.command, (std::vector<std::string>{"/bin/true"}));
+  ASSERT_TRUE(t.exit_status.has_value());
+  EXPECT_EQ(*t.exit_status, 0);
+  bool said = false;
+  for (const Note& n : t.notes) said = said || n.text.find("initialised CUDA") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
+TEST(KauditTrace, ExitStatus) {
+  EXPECT_EQ(run(std::string(KAUDIT_BIN) + " trace -q -- /bin/false"), 1);
+  EXPECT_EQ(run(std::string(KAUDIT_BIN) + " trace -q -- /nonexistent/program 2>/dev/null"), 1);
+  EXPECT_EQ(run(std::string(KAUDIT_BIN) + " trace -q 2>/dev/null"), 2);
+  EXPECT_EQ(run(std::string(KAUDIT_BIN) + " trace -q --tracer-lib /nonexistent.so -- /bin/true 2>/dev/null"), 2);
+}
+
+}  // namespace
