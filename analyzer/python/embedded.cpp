@@ -87,7 +87,7 @@ void Module::Impl::build_embedded() {
       EmbeddedSource e;
       e.kind = t.kind;
       e.origin = c.node;
-      e.complete = all.complete && !ctx.exhausted();
+      e.complete = all.complete && !ctx.exhausted() && !ctx.sh->mutated_list;
       e.file.language = t.language;
       e.file.origin_path = self->file().path;
       e.file.path = self->file().path + ":" + t.kind + "@" + std::to_string(c.node.line()) +

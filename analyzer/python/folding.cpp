@@ -280,6 +280,13 @@ bool Module::Impl::value_chain(TSNode expr, std::vector<int>& chain) const {
 
 namespace {
 
+// Too large or too long: the whole fold stops, lenient or not (a partial
+// retry of each piece would make a = b + b; b = c + c; ... exponential).
+bool give_up(FoldContext& ctx) {
+  ctx.sh->steps = kMaxFoldSteps + 1;
+  return false;
+}
+
 // A non-constant part: fails when strict, else leaves `placeholder` and
 // marks the result incomplete.
 bool unknown_part(const FoldContext& ctx, Folded& out, std::string_view placeholder, int line) {
@@ -338,7 +345,7 @@ bool Module::Impl::fold_string(TSNode n, FoldContext& ctx, Folded& out) const {
         }
         s.append(piece);
       }
-      if (s.text.size() > kMaxFoldBytes) return false;
+      if (s.text.size() > kMaxFoldBytes) return give_up(ctx);
     }
     if (s.lines.empty() && s.text.empty()) {
       // An empty literal still has a place.
@@ -352,7 +359,7 @@ bool Module::Impl::fold_string(TSNode n, FoldContext& ctx, Folded& out) const {
       Folded piece;
       if (!fold_string(p, ctx, piece)) return false;
       out.append(piece);
-      if (out.text.size() > kMaxFoldBytes) return false;
+      if (out.text.size() > kMaxFoldBytes) return give_up(ctx);
     }
     return true;
   }
@@ -377,7 +384,7 @@ bool Module::Impl::fold_string(TSNode n, FoldContext& ctx, Folded& out) const {
           if (!unknown_part(ctx, piece, "", line_of(*it))) return false;
         }
         out.append(piece);
-        if (out.text.size() > kMaxFoldBytes) return false;
+        if (out.text.size() > kMaxFoldBytes) return give_up(ctx);
       }
       return true;
     }
@@ -455,11 +462,12 @@ bool Module::Impl::fold_string(TSNode n, FoldContext& ctx, Folded& out) const {
         ctx.active.push_back(chain[i]);
         ok = fold_string(b.value, ctx, piece);
         ctx.active.pop_back();
-        if (ok) ctx.sh->memo.emplace(key, piece);
+        // Small values only: large ones reach the size limit before they can multiply.
+        if (ok && piece.text.size() <= kMaxMemoBytes) ctx.sh->memo.emplace(key, piece);
       }
       if (!ok) return ctx.exhausted() ? false : unknown_part(ctx, out, t == "identifier" ? text(n) : "", line);
       res.append(piece);
-      if (res.text.size() > kMaxFoldBytes) return false;
+      if (res.text.size() > kMaxFoldBytes) return give_up(ctx);
     }
     out.append(res);
     return true;
@@ -485,7 +493,12 @@ bool Module::Impl::fold_string(TSNode n, FoldContext& ctx, Folded& out) const {
           return unknown_part(ctx, out, "", line);
         Folded res;
         bool first = true;
-        for (TSNode item : sequence_items(seq, ctx)) {
+        std::vector<TSNode> items = sequence_items(seq, ctx);
+        if (ctx.sh->mutated_list) {
+          if (!ctx.lenient) return false;
+          res.complete = false;
+        }
+        for (TSNode item : items) {
           if (is_type(item, "list_splat") || (ts_node_eq(item, seq) && st != "list" && st != "tuple"))
             return unknown_part(ctx, out, "", line);
           if (!first) res.append(sep);
@@ -497,7 +510,7 @@ bool Module::Impl::fold_string(TSNode n, FoldContext& ctx, Folded& out) const {
             if (!unknown_part(ctx, piece, "", line_of(item))) return false;
           }
           res.append(piece);
-          if (res.text.size() > kMaxFoldBytes) return false;
+          if (res.text.size() > kMaxFoldBytes) return give_up(ctx);
         }
         out.append(res);
         return true;
@@ -607,7 +620,7 @@ bool Module::Impl::fold_string(TSNode n, FoldContext& ctx, Folded& out) const {
           r.append(s.text, from, at - from);
           r += b.text;
           from = at + a.text.size();
-          if (r.size() > kMaxFoldBytes) return false;
+          if (r.size() > kMaxFoldBytes) return give_up(ctx);
         }
         r.append(s.text, from);
         bool same_lines = a.text.find('\n') == std::string::npos && b.text.find('\n') == std::string::npos;
@@ -852,6 +865,7 @@ std::vector<TSNode> Module::Impl::sequence_items(TSNode n, FoldContext& ctx) con
       continue;
     }
     if (t == "identifier" && ctx.active.size() < 64) {
+      if (mutated_names.count(std::string(text(x)))) ctx.sh->mutated_list = true;
       std::vector<int> chain;
       if (value_chain(x, chain) && std::find(ctx.active.begin(), ctx.active.end(), chain[0]) == ctx.active.end()) {
         TSNode v = unparen(bindings[chain[0]].value);

@@ -62,7 +62,11 @@ void Module::Impl::build_model() {
         break;
       }
     TSNode callee = unparen(c.callee.raw());
-    if (is_type(callee, "attribute")) c.method = nfkc(text(field_of(callee, "attribute")));
+    if (is_type(callee, "attribute")) {
+      c.method = nfkc(text(field_of(callee, "attribute")));
+      if (c.method == "append" || c.method == "extend" || c.method == "insert" || c.method == "__iadd__")
+        mutated_names.insert(std::string(text(field_of(callee, "object"))));
+    }
     if (is_type(callee, "subscript")) {
       // kernel[grid](...): a launch of the function that `kernel` names.
       Sym k = resolve(field_of(callee, "value"));
@@ -123,19 +127,44 @@ void Module::Impl::build_model() {
     for (size_t f = 0; f < functions.size(); ++f)
       if (finfo[f].class_index == cls) reach(static_cast<int>(f));
   };
+  // A name bound to an expression that mentions local functions
+  // (compiled = torch.compile(helper), self.fn = partial(kernel[grid], ...))
+  // reaches them too: its value is scanned once.
+  std::vector<char> scanned(bindings.size(), 0);
+  std::vector<std::pair<TSNode, bool>> pending;
+  auto follow = [&](TSNode ref, bool called) {
+    Sym s = resolve(ref);
+    if (s.kind == Sym::Kind::name) {
+      if (s.fn >= 0) return reach(s.fn);
+      if (s.cls >= 0) return reach_methods(s.cls, false);
+    } else if (s.kind == Sym::Kind::instance) {
+      if (called && !s.is_self) reach_methods(s.cls, true);
+      if (s.is_self) return;
+    }
+    int b = binding_of(ref);
+    if (b < 0 || scanned[b] || ts_node_is_null(bindings[b].value)) return;
+    scanned[b] = 1;
+    preorder(bindings[b].value, [&](TSNode n, const char* field, int) {
+      std::string_view t = ts_node_type(n);
+      std::string_view fld = field ? field : "";
+      if (t == "identifier" || t == "attribute") {
+        if (fld != "object" && fld != "attribute" && fld != "name") pending.emplace_back(n, false);
+        return t == "attribute";
+      }
+      return t != "lambda" && t != "function_definition";
+    });
+  };
   reach_methods(model, true);
-  while (!work.empty()) {
+  while (!work.empty() || !pending.empty()) {
+    if (!pending.empty()) {
+      auto [ref, called] = pending.back();
+      pending.pop_back();
+      follow(ref, called);
+      continue;
+    }
     int f = work.back();
     work.pop_back();
-    for (auto& [ref, called] : finfo[f].refs) {
-      Sym s = resolve(ref);
-      if (s.kind == Sym::Kind::name) {
-        if (s.fn >= 0) reach(s.fn);
-        else if (s.cls >= 0) reach_methods(s.cls, false);
-      } else if (s.kind == Sym::Kind::instance && called && !s.is_self) {
-        reach_methods(s.cls, true);
-      }
-    }
+    for (auto& [ref, called] : finfo[f].refs) follow(ref, called);
   }
   for (size_t f = 0; f < functions.size(); ++f) functions[f].reachable_from_forward = reached[f] != 0;
 }

@@ -21,7 +21,8 @@ namespace kaudit::analyzer::python {
 inline constexpr int kMaxResolveDepth = 64;
 inline constexpr int kMaxFoldDepth = 96;
 inline constexpr long kMaxFoldSteps = 2'000'000;
-inline constexpr size_t kMaxFoldBytes = 32u << 20;
+inline constexpr size_t kMaxFoldBytes = 8u << 20;  // no embedded source is near this
+inline constexpr size_t kMaxMemoBytes = 1u << 20;
 
 // What an expression denotes, as far as the symbol model can tell.
 struct Sym {
@@ -111,6 +112,7 @@ struct Folded {
 // values of names (a = b + b; b = c + c; ... would be exponential without).
 struct FoldShared {
   long steps = 0;
+  bool mutated_list = false;  // a list read was appended to somewhere: its items are not all known
   std::unordered_map<long long, Folded> memo;  // binding * 2 + lenient -> its value
 };
 
@@ -147,7 +149,7 @@ struct Module::Impl {
   std::vector<ClassDef> classes;
   std::vector<ClassInfo> cinfo;
   std::vector<Call> calls;
-  std::vector<int> triton_wrapped;  // functions passed to triton.jit(...) by call
+  std::unordered_set<std::string> mutated_names;  // receivers of .append/.extend/.insert/...
   std::vector<EmbeddedSource> embedded;
   std::unordered_map<std::string, int> function_by_qualified;
   int model = -1;
@@ -167,6 +169,10 @@ struct Module::Impl {
   Sym resolve_name(const std::string& name, int scope, uint32_t pos, int depth) const;
   Sym binding_sym(int b, int depth) const;
   Sym member(int cls, const std::string& attr, int depth) const;
+  // The binding that gives class `cls` (or a local base) its attribute `attr`; -1 if none.
+  int member_binding(int cls, const std::string& attr) const;
+  // The binding a name or a self.X/Class.X attribute reads; -1 if none.
+  int binding_of(TSNode ref) const;
   const Binding* lookup(const std::string& name, int scope, uint32_t pos, int* found_scope) const;
   void resolve_all_bindings();
 

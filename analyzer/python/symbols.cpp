@@ -589,7 +589,7 @@ void Module::Impl::resolve_all_bindings() {
     if (bindings[i].kind == Binding::Kind::value && bindings[i].state == 0) binding_sym(static_cast<int>(i), 0);
 }
 
-Sym Module::Impl::member(int cls, const std::string& attr, int depth) const {
+int Module::Impl::member_binding(int cls, const std::string& attr) const {
   std::vector<int> order{cls};
   std::vector<char> seen(classes.size(), 0);
   seen[cls] = 1;
@@ -597,21 +597,42 @@ Sym Module::Impl::member(int cls, const std::string& attr, int depth) const {
     const ClassInfo& ci = cinfo[order[i]];
     auto it = ci.self_attrs.find(attr);
     if (it != ci.self_attrs.end() && !it->second.empty()) {
+      // Several assignments: the one __init__ makes last, else the last.
       int pick = it->second.back();
       for (int b : it->second)
         if (bindings[b].in_init) pick = b;
-      return binding_sym(pick, depth);
+      return pick;
     }
     const Scope& sc = scopes[ci.scope];
     auto jt = sc.names.find(attr);
-    if (jt != sc.names.end() && !jt->second.empty()) return binding_sym(jt->second.back(), depth);
+    if (jt != sc.names.end() && !jt->second.empty()) return jt->second.back();
     for (int b : ci.local_bases)
       if (!seen[b]) {
         seen[b] = 1;
         order.push_back(b);
       }
   }
-  return {};
+  return -1;
+}
+
+Sym Module::Impl::member(int cls, const std::string& attr, int depth) const {
+  int b = member_binding(cls, attr);
+  return b < 0 ? Sym{} : binding_sym(b, depth);
+}
+
+int Module::Impl::binding_of(TSNode ref) const {
+  ref = unparen(ref);
+  if (is_type(ref, "identifier")) {
+    uint32_t pos = ts_node_start_byte(ref);
+    const Binding* b = lookup(nfkc(text(ref)), scope_at(pos), pos, nullptr);
+    return b ? static_cast<int>(b - bindings.data()) : -1;
+  }
+  if (is_type(ref, "attribute")) {
+    Sym obj = resolve(field_of(ref, "object"));
+    int cls = obj.kind == Sym::Kind::instance || (obj.kind == Sym::Kind::name && obj.fn < 0) ? obj.cls : -1;
+    if (cls >= 0) return member_binding(cls, nfkc(text(field_of(ref, "attribute"))));
+  }
+  return -1;
 }
 
 Sym Module::Impl::resolve(TSNode expr, int depth) const {
@@ -690,6 +711,15 @@ Sym Module::Impl::resolve_in(TSNode n, int scope, uint32_t pos, int depth) const
         if (auto name = folded(args[0]); name && !name->empty()) {
           if (has_fromlist || args.size() >= 4) s = Sym::name(*name);
           else s = Sym::name(name->substr(0, name->find('.')));
+        }
+      } else if (f.q == "super" && classes.size() > 0) {
+        // super() in a method: the first base of its class defined here.
+        for (int sc = scope; sc >= 0; sc = scopes[sc].parent) {
+          int fi = scopes[sc].function_index;
+          if (fi < 0) continue;
+          int cls = finfo[fi].class_index;
+          if (cls >= 0 && !cinfo[cls].local_bases.empty()) s = Sym::instance(cinfo[cls].local_bases.front(), true);
+          break;
         }
       } else if (f.cls >= 0 && f.fn < 0) {
         s = Sym::instance(f.cls, false);
