@@ -23,6 +23,7 @@
 #include <clang/AST/Stmt.h>
 #include <clang/Basic/Diagnostic.h>
 #include <clang/Basic/FileManager.h>
+#include <clang/Basic/Version.h>
 #include <clang/Basic/SourceManager.h>
 #include <clang/Frontend/CompilerInstance.h>
 #include <clang/Frontend/FrontendAction.h>
@@ -40,6 +41,8 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -47,6 +50,8 @@
 #include <set>
 #include <string>
 #include <unordered_set>
+
+#include <unistd.h>
 
 #ifndef KAUDIT_CLANG_RESOURCE_DIR
 #define KAUDIT_CLANG_RESOURCE_DIR "/usr/lib/llvm-19/lib/clang/19"
@@ -144,6 +149,7 @@ std::vector<std::string> base_args(Pass pass, const FrontOptions& options) {
       "-w",
       "-ferror-limit=0",
       "-fno-spell-checking",
+      "-fno-caret-diagnostics",
       "-fpch-instantiate-templates",
       "-I",
       kStubDir,
@@ -223,14 +229,73 @@ bool run_safely(F&& fn) {
 struct PchEntry {
   bool tried = false;
   std::shared_ptr<const std::string> data;  // null: building failed, parse without PCH
+  std::string disk_path;                    // where it was read from or written to
 };
+
+// The precompiled prelude is also kept on disk between processes (a fresh
+// `kaudit analyze` would otherwise pay ~3 s of CPU per pass to rebuild it),
+// under a name that hashes everything it depends on. A stale file is
+// rejected by Clang's own input-file checks, deleted and rebuilt.
+std::string pch_cache_dir(const FrontOptions& options) {
+  if (options.pch_cache_dir == "none") return {};
+  if (!options.pch_cache_dir.empty()) return options.pch_cache_dir;
+  if (const char* d = std::getenv("KAUDIT_CACHE_DIR"); d && *d) return d;
+  if (const char* d = std::getenv("XDG_CACHE_HOME"); d && *d) return std::string(d) + "/kaudit";
+  if (const char* d = std::getenv("HOME"); d && *d) return std::string(d) + "/.cache/kaudit";
+  return {};
+}
+
+std::optional<std::string> read_file(const std::string& path) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!buffer) return std::nullopt;
+  return (*buffer)->getBuffer().str();
+}
+
+bool write_file_atomically(const std::string& path, const std::string& data) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(fs::path(path).parent_path(), ec);
+  const std::string tmp = path + ".tmp" + std::to_string(::getpid());
+  {
+    std::FILE* f = std::fopen(tmp.c_str(), "wb");
+    if (!f) return false;
+    const bool ok = std::fwrite(data.data(), 1, data.size(), f) == data.size();
+    if (std::fclose(f) != 0 || !ok) {
+      fs::remove(tmp, ec);
+      return false;
+    }
+  }
+  fs::rename(tmp, path, ec);
+  if (ec) fs::remove(tmp, ec);
+  return !ec;
+}
+
+std::string pch_disk_path(Pass pass, const FrontOptions& options) {
+  const std::string dir = pch_cache_dir(options);
+  if (dir.empty()) return {};
+  std::string identity = getClangFullVersion();
+  identity += '\0';
+  identity += stubs::prelude();
+  for (const auto& h : stubs::headers()) {
+    identity += '\0';
+    identity += h.path;
+    identity += '\0';
+    identity += h.text;
+  }
+  for (const auto& a : base_args(pass, options)) identity += '\0' + a;
+  if (auto v = read_file(options.cuda_path + "/version.json")) identity += *v;
+  char name[64];
+  std::snprintf(name, sizeof name, "prelude-%s-%016llx.pch", pass == Pass::host ? "host" : "device",
+                static_cast<unsigned long long>(std::hash<std::string>{}(identity)));
+  return dir + "/" + name;
+}
 
 std::mutex pch_mutex;
 std::map<std::string, PchEntry> pch_cache;
 
 std::string pch_key(Pass pass, const FrontOptions& options) {
   std::string key = pass == Pass::host ? "host" : "device";
-  key += '\0' + options.cuda_path;
+  key += '\0' + options.cuda_path + '\0' + options.pch_cache_dir;
   for (const auto& a : options.extra_args) key += '\0' + a;
   return key;
 }
@@ -240,6 +305,10 @@ void forget_pch(Pass pass, const FrontOptions& options) {
   auto& entry = pch_cache[pch_key(pass, options)];
   entry.tried = true;
   entry.data.reset();
+  if (!entry.disk_path.empty()) {
+    std::error_code ec;
+    std::filesystem::remove(entry.disk_path, ec);
+  }
 }
 
 std::shared_ptr<const std::string> prelude_pch(Pass pass, const FrontOptions& options) {
@@ -247,6 +316,15 @@ std::shared_ptr<const std::string> prelude_pch(Pass pass, const FrontOptions& op
   auto& entry = pch_cache[pch_key(pass, options)];
   if (entry.tried) return entry.data;
   entry.tried = true;
+
+  const std::string disk_path = pch_disk_path(pass, options);
+  if (!disk_path.empty()) {
+    if (auto cached = read_file(disk_path); cached && !cached->empty()) {
+      entry.data = std::make_shared<const std::string>(std::move(*cached));
+      entry.disk_path = disk_path;
+      return entry.data;
+    }
+  }
 
   auto out = std::make_shared<std::string>();
   bool ok = run_safely([&] {
@@ -259,7 +337,10 @@ std::shared_ptr<const std::string> prelude_pch(Pass pass, const FrontOptions& op
     invocation.setDiagnosticConsumer(&diags);
     if (!invocation.run() || diags.getNumErrors() > 0) out->clear();
   });
-  if (ok && !out->empty()) entry.data = out;
+  if (ok && !out->empty()) {
+    entry.data = out;
+    if (!disk_path.empty() && write_file_atomically(disk_path, *out)) entry.disk_path = disk_path;
+  }
   return entry.data;
 }
 
@@ -372,12 +453,23 @@ class ErrorCollector : public DiagnosticConsumer {
   Collector& out_;
 };
 
+using Clock = std::chrono::steady_clock;
+
+// Thrown from a preprocessor callback when the time budget is spent inside
+// one declaration (a macro that expands exponentially); caught around the
+// Clang invocation, whose memory is then abandoned.
+struct OutOfTime {};
+
 // Includes written in the source; a header that cannot be found is skipped
 // silently (as if empty) and recorded as not found.
 class IncludeRecorder : public PPCallbacks {
  public:
-  IncludeRecorder(const SourceManager& sm, Collector& out) : sm_(sm), out_(out) {}
+  IncludeRecorder(const SourceManager& sm, Collector& out, Clock::time_point deadline)
+      : sm_(sm), out_(out), deadline_(deadline) {}
   bool FileNotFound(llvm::StringRef) override { return true; }
+  void MacroExpands(const Token&, const MacroDefinition&, SourceRange, const MacroArgs*) override {
+    if ((++expansions_ & 0xfff) == 0 && Clock::now() > deadline_) throw OutOfTime{};
+  }
   void InclusionDirective(SourceLocation hash, const Token&, llvm::StringRef name, bool, CharSourceRange,
                           OptionalFileEntryRef file, llvm::StringRef, llvm::StringRef, const Module*, bool,
                           SrcMgr::CharacteristicKind) override {
@@ -392,6 +484,8 @@ class IncludeRecorder : public PPCallbacks {
  private:
   const SourceManager& sm_;
   Collector& out_;
+  Clock::time_point deadline_;
+  unsigned long expansions_ = 0;
 };
 
 // Qualified name without template arguments or inline namespaces:
@@ -1030,8 +1124,6 @@ class FactsVisitor : public RecursiveASTVisitor<FactsVisitor> {
   std::unordered_set<const VarDecl*> loop_variables_;
 };
 
-using Clock = std::chrono::steady_clock;
-
 class FactsConsumer : public ASTConsumer {
  public:
   FactsConsumer(Collector& out, Clock::time_point deadline, bool* stopped)
@@ -1080,7 +1172,7 @@ class FactsAction : public ASTFrontendAction {
 
  protected:
   bool BeginSourceFileAction(CompilerInstance& ci) override {
-    ci.getPreprocessor().addPPCallbacks(std::make_unique<IncludeRecorder>(ci.getSourceManager(), out_));
+    ci.getPreprocessor().addPPCallbacks(std::make_unique<IncludeRecorder>(ci.getSourceManager(), out_, deadline_));
     return true;
   }
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance&, llvm::StringRef) override {
@@ -1135,7 +1227,11 @@ bool run_pass(const SourceFile& file, Pass pass, const FrontOptions& options, Co
     ErrorCollector diags(out);
     tooling::ToolInvocation invocation(args, std::make_unique<FactsAction>(out, deadline, &stopped), files.get());
     invocation.setDiagnosticConsumer(&diags);
-    invocation.run();
+    try {
+      invocation.run();
+    } catch (const OutOfTime&) {
+      stopped = true;
+    }
     pch_failed = diags.pch_failed && pch != nullptr && !out.facts.parsed;
   });
   if (!ran) out.add_error(0, std::string("kaudit: the C++ front crashed in the ") +

@@ -16,6 +16,9 @@ struct FrontOptions {
   std::string cuda_path = "/usr/local/cuda";
   std::vector<std::string> extra_args;  // e.g. -I folders given on the command line
   int time_limit_ms = 20000;            // both passes together; past it, parsing stops and what was read is kept
+  // Where the precompiled prelude is kept between processes. Empty: $KAUDIT_CACHE_DIR,
+  // else $XDG_CACHE_HOME/kaudit, else ~/.cache/kaudit. "none": in memory only.
+  std::string pch_cache_dir;
 };
 
 Facts read_facts(const SourceFile& file, const FrontOptions& options = {});

@@ -1367,6 +1367,77 @@ constexpr std::string_view kPrelude = R"KAUDIT(// kaudit prelude: precompiled on
 #include <utility>
 #include <vector>
 #include <kaudit/torch_stub.h>
+
+// Instantiated once into the precompiled prelude (with -fpch-instantiate-templates),
+// so that the templates every extension touches (std::optional<c10::Device>,
+// accessors, containers of tensors, dispatch) are not instantiated again per source.
+namespace kaudit_stub_warmup {
+inline void kaudit_stub_warm(at::Tensor a, at::Tensor b) {
+  TORCH_CHECK(a.is_cuda() && a.is_contiguous() && a.size(0) == b.size(0), "message ", 1, " ", a.sizes());
+  TORCH_CHECK(a.scalar_type() == at::kFloat && a.dtype() == torch::kFloat32);
+  const c10::cuda::OptionalCUDAGuard guard1(a.device());
+  const at::cuda::CUDAGuard guard2(a.device());
+  const at::cuda::OptionalCUDAGuard guard3(std::optional<c10::Device>(a.device()));
+  auto c = torch::empty({a.size(0), b.size(1)}, a.options().dtype(torch::kBFloat16));
+  auto d = at::empty({1, 2, 3}, at::TensorOptions().dtype(at::kFloat).device(at::kCUDA));
+  auto e = torch::zeros({4}, torch::dtype(torch::kFloat32).device(torch::kCUDA, 0));
+  auto f = at::empty_like(a);
+  auto g = torch::zeros_like(a, a.options());
+  cudaStream_t s1 = at::cuda::getCurrentCUDAStream();
+  auto s2 = at::cuda::getCurrentCUDAStream(a.get_device());
+  (void)s1;
+  (void)s2.stream();
+  (void)a.data_ptr<float>();
+  (void)a.data_ptr<double>();
+  (void)a.data_ptr<at::Half>();
+  (void)a.data_ptr<at::BFloat16>();
+  (void)a.data_ptr<int>();
+  (void)a.data_ptr<int64_t>();
+  (void)a.data_ptr<uint8_t>();
+  (void)a.data_ptr<int8_t>();
+  (void)a.item<float>();
+  auto acc1 = a.packed_accessor32<float, 2, at::RestrictPtrTraits>();
+  auto acc2 = a.accessor<float, 2>();
+  (void)acc1;
+  (void)acc2;
+  std::vector<int64_t> sizes = a.sizes().vec();
+  std::vector<at::Tensor> tensors{a, b};
+  tensors.push_back(c);
+  tensors.emplace_back(d);
+  auto cat = at::cat(tensors, 0);
+  auto [values, indices] = a.topk(2);
+  auto sorted = at::sort(a);
+  std::unordered_map<int64_t, at::Tensor> map1;
+  map1[0] = a;
+  (void)map1.find(0);
+  (void)map1.count(0);
+  std::map<std::string, at::Tensor> map2;
+  map2["x"] = b;
+  std::string text = "x";
+  text += std::to_string(1);
+  auto x = a.contiguous().view({-1}).to(at::kFloat);
+  x = x + b * 2;
+  x = a.slice(1, 0, 4).transpose(0, 1).reshape({2, -1});
+  std::optional<at::Tensor> maybe;
+  maybe = a;
+  AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, a.scalar_type(), "warm", [&] { (void)a.data_ptr<scalar_t>(); });
+  std::ostringstream os;
+  os << a.sizes() << 1 << "x" << 2.0;
+  std::cout << "x" << std::endl;
+  std::thread thread([] {});
+  thread.join();
+  std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto up = std::make_unique<int>(1);
+  auto sp = std::make_shared<int>(2);
+  dim3 grid(1, 2);
+  dim3 block(3);
+  (void)grid;
+  (void)block;
+  pybind11::module_ module;
+  module.def("f", &kaudit_stub_warm, "doc", pybind11::arg("a"), pybind11::arg("b"));
+}
+}  // namespace kaudit_stub_warmup
 )KAUDIT";
 
 }  // namespace
