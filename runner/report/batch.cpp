@@ -3,6 +3,7 @@
 #include "runner/report/text.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -343,7 +344,12 @@ void read_submission(Submission& s, const json& summary, const fs::path& out_dir
       for (const auto& f : field(*run, "findings"))
         if (f.is_object()) s.beside.push_back(finding_view(f, false));
   }
-  if (run && s.result_reason.empty()) s.result_reason = str(*run, "result_reason");
+  if (run && s.result_reason.empty()) {
+    s.result_reason = str(*run, "result_reason");
+    const json& error = field(*run, "error");
+    if (s.result_reason.empty() && error.is_object())
+      s.result_reason = str(error, "phase") + (str(error, "reason").empty() ? "" : ": " + str(error, "reason"));
+  }
   s.result = one_of(s.result, results, "unknown");
   s.integrity = one_of(s.integrity, integrities, "unknown");
 
@@ -435,6 +441,11 @@ std::vector<std::pair<std::string, std::vector<const Submission*>>> by_problem(c
     });
     if (!problem.empty()) out.emplace_back(problem, list);
   }
+  // Problems with plain names first, odd ones (a hostile or broken summary) after, none last.
+  auto plain = [](const std::string& p) {
+    return std::all_of(p.begin(), p.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.'; });
+  };
+  std::stable_partition(out.begin(), out.end(), [&](const auto& g) { return plain(g.first); });
   if (groups.count("")) out.emplace_back("", groups[""]);
   return out;
 }

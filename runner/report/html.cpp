@@ -78,21 +78,27 @@ void timing(std::ostringstream& o, const Submission& s) {
     o << "<p class=\"note\">No timing: " << (s.has_run ? "the run recorded none" : "no run document") << ".</p>";
     return;
   }
-  o << "<div class=\"grid2\"><div>" << timing_plot_svg(s.timing, s.ratio_threshold)
-    << "<div class=\"legend\"><span><span class=\"sw dot\" style=\"background:#0969da\"></span>bench: the same inputs "
-       "every call</span><span><span class=\"sw\" style=\"background:#e8710a\"></span>fresh: new inputs every "
-       "call</span><span>median per shape, log scale</span></div></div><div>";
+  o << "<div class=\"timing\"><div>" << timing_plot_svg(s.timing, s.ratio_threshold)
+    << "<div class=\"legend\"><span><span class=\"sw dot\" style=\"background:#0969da\"></span>bench</span><span>"
+       "<span class=\"sw\" style=\"background:#e8710a\"></span>fresh</span><span>median per shape, log scale; "
+       "the figure above each pair is fresh/bench</span></div></div><div class=\"key\"><p><b>bench</b>: the same input "
+       "tensors every call, as the benchmark does. <b>fresh</b>: new allocations with new values every call.</p><p>A "
+       "fresh/bench ratio above "
+    << html(fmt_num(s.ratio_threshold))
+    << " (red) means the speed depends on seeing the same inputs again: a cache, a graph keyed on addresses, or "
+       "skipped work.</p></div></div>";
   o << "<table><tr><th>#</th><th>shape</th><th class=\"num\">bench</th><th class=\"num\">fresh</th>"
-       "<th class=\"num\">fresh/bench</th><th class=\"num\">bench % peak</th><th class=\"num\">fresh % peak</th></tr>";
+       "<th class=\"num\">fresh/bench</th><th class=\"num\">bench % of peak</th><th class=\"num\">fresh % of peak</th>"
+       "<th class=\"num\">rewrite</th></tr>";
   for (const auto& r : s.timing) {
     const bool flagged = r.ratio && *r.ratio > s.ratio_threshold;
     o << "<tr" << (flagged ? " class=\"bad\"" : "") << "><td>" << r.index << "</td><td class=\"ids\">" << html(r.shape)
       << "</td><td class=\"num\">" << html(fmt_ms(r.bench_ms)) << "</td><td class=\"num\">" << html(fmt_ms(r.fresh_ms))
       << "</td><td class=\"num\">" << html(fmt_ratio(r.ratio)) << "</td><td class=\"num\">" << html(fmt_pct(r.bench_pct))
-      << "</td><td class=\"num\">" << html(fmt_pct(r.fresh_pct)) << "</td></tr>";
+      << "</td><td class=\"num\">" << html(fmt_pct(r.fresh_pct)) << "</td><td class=\"num\">"
+      << html(fmt_ms(r.rewrite_ms)) << "</td></tr>";
   }
-  o << "</table><p class=\"note\">A fresh/bench ratio above " << html(fmt_num(s.ratio_threshold))
-    << " (red) means the speed depends on seeing the same inputs again.</p></div></div>";
+  o << "</table>";
 }
 
 void libraries(std::ostringstream& o, const Submission& s) {
@@ -182,7 +188,7 @@ void page(std::ostringstream& o, const Submission& s) {
       const auto& f = s.deciding[i];
       const std::string card = s.anchor + "-d" + std::to_string(i + 1);
       o << "<li>" << badge(category_class(f.category)) << " <a class=\"id\" href=\"#" << card << "\">" << html(f.id)
-        << "</a> " << html(f.message) << " <span class=\"sub\">→ " << evidence_link(s, f, card) << "</span></li>";
+        << "</a> " << html(f.message) << " <span class=\"go\">→ " << evidence_link(s, f, card) << "</span></li>";
     }
     o << "</ol>";
     for (std::size_t i = 0; i < s.deciding.size(); ++i)
@@ -230,7 +236,7 @@ void board(std::ostringstream& o, const Batch& batch) {
   for (const auto& [problem, list] : by_problem(batch)) {
     o << "<h3 class=\"problem\">" << html(problem_title(problem)) << " <span class=\"sub\">" << list.size()
       << (list.size() == 1 ? " submission" : " submissions") << "</span></h3>";
-    o << "<table><tr><th>#</th><th>submission</th><th>result</th><th>integrity</th><th class=\"num\">bench % peak</th>"
+    o << "<table class=\"board\"><tr><th>#</th><th>submission</th><th>result</th><th>integrity</th><th class=\"num\">bench % peak</th>"
          "<th class=\"num\">fresh % peak</th><th>decided by</th><th class=\"num\">time</th></tr>";
     int rank = 0;
     for (const Submission* s : list) {

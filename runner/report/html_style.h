@@ -15,6 +15,8 @@ header.top { background:#24292f; color:#fff; padding:14px 32px; }
 header.top h1 { margin:0; font-size:20px; font-weight:600; letter-spacing:.2px; }
 header.top .meta { color:#c9d1d9; font-size:13px; margin-top:2px; }
 main { max-width:1240px; margin:0 auto; padding:20px 32px 60px; }
+/* A link to one page (#board, #<submission> or an anchor inside it) shows that page alone; no fragment shows all. */
+main:has(:target) > section.page:not(:target):not(:has(:target)) { display:none; }
 section.page { background:var(--card); border:1px solid var(--line); border-radius:10px; padding:20px 24px;
   margin:0 0 28px; scroll-margin-top:12px; }
 h2 { font-size:20px; margin:0 0 6px; word-break:break-all; }
@@ -30,6 +32,10 @@ h3.problem { border:none; margin:20px 0 6px; font-size:16px; }
 .tile.not-run { background:var(--notrun-bg); color:var(--notrun); }
 .sub { color:var(--muted); font-size:13px; }
 table { border-collapse:collapse; width:100%; margin:4px 0 6px; }
+table.board { table-layout:fixed; }
+table.board th:nth-child(1) { width:36px; } table.board th:nth-child(3) { width:92px; }
+table.board th:nth-child(4) { width:140px; } table.board th:nth-child(5), table.board th:nth-child(6) { width:108px; }
+table.board th:nth-child(7) { width:24%; } table.board th:nth-child(8) { width:68px; }
 th, td { text-align:left; padding:6px 10px; border-bottom:1px solid var(--line); vertical-align:top; }
 th { font-size:12px; text-transform:uppercase; letter-spacing:.4px; color:var(--muted); background:var(--bg); }
 td.num, th.num { text-align:right; font-variant-numeric:tabular-nums; white-space:nowrap; }
@@ -58,7 +64,8 @@ dl.facts { display:grid; grid-template-columns:max-content 1fr; gap:2px 14px; ma
 dl.facts dt { color:var(--muted); } dl.facts dd { margin:0; word-break:break-all; }
 .missing { background:#fff8c5; border:1px solid #eed888; border-radius:8px; padding:8px 14px; margin:10px 0; font-size:13px; }
 .missing ul { margin:4px 0 0; padding-left:18px; }
-ol.reasons { padding-left:22px; margin:6px 0; } ol.reasons li { margin:3px 0; }
+ol.reasons { padding-left:22px; margin:6px 0; } ol.reasons li { margin:4px 0; }
+ol.reasons .go { white-space:nowrap; color:var(--muted); font-size:13px; }
 .finding { border:1px solid var(--line); border-left:4px solid var(--notrun); border-radius:6px; padding:8px 12px; margin:10px 0; }
 .finding.cheat { border-left-color:var(--cheat); } .finding.benchmark-aware { border-left-color:var(--aware); }
 .finding.suspicious { border-left-color:#8250df; } .finding.info { border-left-color:var(--accent); }
@@ -73,7 +80,10 @@ table.code td.ln { width:56px; text-align:right; color:#8c959f; user-select:none
 table.code tr.hit td { background:#ffebe9; } table.code tr.hit td.ln { color:var(--cheat); font-weight:700; }
 table.code tr.hit td.ln::before { content:"▶ "; }
 .ctl { background:#cf222e; color:#fff; border-radius:3px; padding:0 3px; font-size:10px; font-family:ui-monospace,monospace; }
-.grid2 { display:grid; grid-template-columns:minmax(0,1.15fr) minmax(0,1fr); gap:22px; align-items:start; }
+.timing { display:grid; grid-template-columns:minmax(0,760px) minmax(0,1fr); gap:10px 24px; align-items:start; }
+@media (max-width:1150px) { .timing { grid-template-columns:1fr; } }
+.timing .key { font-size:13px; color:var(--muted); }
+.timing .key p { margin:6px 0; }
 svg.plot { width:100%; max-width:760px; height:auto; display:block; }
 svg.plot .grid { stroke:#d8dee4; stroke-width:1; } svg.plot .grid.minor { stroke-dasharray:3 4; }
 svg.plot .axis { stroke:#8c959f; } svg.plot .tick { font-size:12px; fill:#59636e; }
