@@ -60,6 +60,7 @@ struct Binding {
   int index = -1;        // function: function index; klass, self_param: class index
   char op = 0;           // augmented: the operator's first character ('+', '*', ...)
   bool in_init = false;  // self attributes: assigned in __init__
+  bool fallback = false; // made in an except clause: `except ImportError: triton = None`
   // Resolution memo, filled while the module is built.
   uint8_t state = 0;  // 0 not yet, 1 in progress, 2 done
   Sym resolved;

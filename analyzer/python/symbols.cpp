@@ -45,6 +45,7 @@ struct Builder {
   Module::Impl& m;
   std::unordered_map<const void*, std::vector<TSNode>> decorators_of;  // definition -> decorator exprs
   std::vector<std::pair<TSNode, bool>> refs;                           // read names, bool: called
+  bool in_except = false;                                              // walking an except clause
 
   explicit Builder(Module::Impl& impl) : m(impl) {}
 
@@ -76,6 +77,7 @@ struct Builder {
 
   int bind(const std::string& name, int scope, Binding b) {
     if (name.empty()) return -1;
+    b.fallback = in_except;
     int s = target_scope(name, scope);
     m.bindings.push_back(std::move(b));
     int idx = static_cast<int>(m.bindings.size()) - 1;
@@ -377,11 +379,14 @@ struct Builder {
       int scope;
     };
     std::vector<Frame> stack{{-1, 0}};
+    std::vector<int> except_depths;  // depths of the except clauses around the node
     std::vector<TSNode> ancestors;
     int last_error_line = -1;
 
     preorder(root, [&](TSNode n, const char* field, int depth) -> bool {
       while (stack.size() > 1 && stack.back().depth >= depth) stack.pop_back();
+      while (!except_depths.empty() && except_depths.back() >= depth) except_depths.pop_back();
+      in_except = !except_depths.empty();
       ancestors.resize(depth);
       ancestors.push_back(n);
       int cur = stack.back().scope;
@@ -410,6 +415,10 @@ struct Builder {
         c.node = m.node(n);
         c.callee = m.node(field_of(n, "function"));
         m.calls.push_back(std::move(c));
+        return true;
+      }
+      if (t == "except_clause" || t == "except_group_clause") {
+        except_depths.push_back(depth);
         return true;
       }
       if (t == "import_statement") {
@@ -545,6 +554,14 @@ const Binding* Module::Impl::lookup(const std::string& name, int scope, uint32_t
         auto up = std::upper_bound(v.begin(), v.end(), pos, [&](uint32_t p, int b) { return p < bindings[b].pos; });
         if (up != v.begin()) pick = *(up - 1);
       }
+      // `try: import triton` / `except ImportError: triton = None`: the
+      // binding of the path that normally runs wins over the fallback.
+      if (bindings[pick].fallback)
+        for (auto rit = std::make_reverse_iterator(std::find(v.begin(), v.end(), pick)); rit != v.rend(); ++rit)
+          if (!bindings[*rit].fallback) {
+            pick = *rit;
+            break;
+          }
       if (found_scope) *found_scope = s;
       return &bindings[pick];
     }

@@ -233,6 +233,22 @@ x(b)
   EXPECT_EQ(callee(*m, "x(b)"), "torch.bmm");
 }
 
+TEST(PythonFrontSymbols, ExceptFallbacksLoseToTheTryPath) {
+  auto m = parse(R"(try:
+    import triton
+    from torch.utils.cpp_extension import load_inline
+except ImportError:
+    triton = None
+    load_inline = None
+def f():
+    triton.cdiv(1, 2)
+    load_inline("m", cpp_sources="int x;")
+)");
+  EXPECT_EQ(callee(*m, "triton.cdiv"), "triton.cdiv");
+  EXPECT_EQ(callee(*m, "load_inline("), "torch.utils.cpp_extension.load_inline");
+  EXPECT_EQ(m->embedded_sources().size(), 1u);
+}
+
 TEST(PythonFrontSymbols, GlobalAndNonlocal) {
   auto m = parse(R"(import torch
 def setup():
