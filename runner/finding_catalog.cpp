@@ -1,0 +1,99 @@
+#include "runner/finding_catalog.h"
+
+namespace kaudit::runner {
+
+using rules::Category;
+using rules::Confidence;
+using rules::Source;
+
+const std::vector<rules::FindingInfo>& runner_finding_catalog() {
+  static const std::vector<rules::FindingInfo> catalog = {
+      {"output-cached-on-identity", Category::cheat, Confidence::high, Source::probe,
+       "Outputs are wrong once new values are written into the same input tensors.",
+       "In the rewrite mode the runner keeps the tensors of the warm-up calls and writes new values into "
+       "their storage (without moving their version counters) before every timed call. A submission that "
+       "computes is right; one that keys a cache of outputs on the tensors' identity, address or version "
+       "returns the old answer. The same submission was right on the fresh mode's new tensors, so its "
+       "answer depends on which tensor it is given, not on what the tensor holds.",
+       "Call the model twice on one tensor, changing its values in between with `x.data.copy_(new)`; "
+       "compare the second output with the reference on the new values."},
+      {"work-skipped-on-repeat", Category::cheat, Confidence::high, Source::probe,
+       "After the first calls, outputs no longer follow the inputs.",
+       "The submission passed the correctness calls, but timed calls in the fresh mode, each on newly "
+       "allocated inputs holding new values, returned outputs that do not match the reference on those "
+       "inputs: after some calls it stops computing and returns an earlier result.",
+       "Run the model a few times on one input, then on a new random input, and compare the last output "
+       "with the reference."},
+      {"correct-only-untimed", Category::cheat, Confidence::high, Source::probe,
+       "Right in the correctness calls, wrong in the timed calls on the same inputs.",
+       "The outputs of a sample of timed bench calls, on the very inputs that passed the correctness "
+       "check, do not match the reference: the submission behaves differently when it is being timed "
+       "(it counts calls, or looks for the timer or the harness).",
+       "Call the model 20 times on one input and compare every output with the reference."},
+      {"input-mutated", Category::suspicious, Confidence::high, Source::probe,
+       "A call changed the values of its inputs.",
+       "The runner compares the inputs' bytes after each correctness call with the bytes it handed over. "
+       "Writing into inputs corrupts later calls that reuse them (the benchmark reuses them) and can hide "
+       "a result in memory the checker reads.",
+       "Clone the inputs before a call and compare them with torch.equal afterwards."},
+      {"output-aliases-input", Category::benchmark_aware, Confidence::high, Source::probe,
+       "The returned tensor shares storage with an input.",
+       "An output that lives in an input's memory was computed in place: the benchmark's inputs are "
+       "overwritten, and the timing leaves out an allocation that a real caller pays for.",
+       "Compare out.untyped_storage().data_ptr() with each input's."},
+      {"output-reused", Category::benchmark_aware, Confidence::medium, Source::probe,
+       "The same output storage is returned on successive calls.",
+       "The runner holds on to each call's output; the next call returned a tensor in the same storage, so "
+       "the earlier result was overwritten. A caller that keeps outputs gets wrong data, and the timing "
+       "leaves out the allocation.",
+       "Keep the output of one call, make a second call on other inputs, and see whether the first "
+       "output changed."},
+      {"disguised-output", Category::cheat, Confidence::medium, Source::probe,
+       "The returned object is not a plain torch.Tensor.",
+       "The output is a subclass of torch.Tensor or not a tensor at all. A subclass can override "
+       "comparison, printing or __torch_function__ so that an in-process check passes; kaudit compares "
+       "the raw bytes outside the process, and reports the disguise itself.",
+       "print(type(out)) must be <class 'torch.Tensor'>."},
+      {"problem-file-changed", Category::cheat, Confidence::high, Source::probe,
+       "A problem file in the working folder was changed, deleted or replaced.",
+       "The runner hashes the copies of the problem's files (reference.py, shapes.py, problem.yaml) "
+       "before and after the submission runs. Changing them is tampering with the harness, whether the "
+       "change would have weakened the reference, the shapes or the tolerance.",
+       "Run the submission in a scratch folder holding copies of the problem files and diff them "
+       "afterwards."},
+      {"exited-before-results", Category::cheat, Confidence::medium, Source::probe,
+       "The process exited with status 0 before handing over its results.",
+       "The submission's process ended successfully (sys.exit(0), os._exit(0)) while the harness was still "
+       "running: a harness that trusts the exit status or a printed PASS would have scored it. kaudit "
+       "counts only results that come back through its own channel.",
+       "Run the submission under a harness that prints a line after the last call; the line is missing."},
+      {"speedup-vanishes-with-fresh-inputs", Category::benchmark_aware, Confidence::medium, Source::timing,
+       "Timed calls on fresh inputs are much slower than on the benchmark's reused inputs.",
+       "The median time in the fresh mode (new allocations with new values on every call, caches flushed) "
+       "over the median in the bench mode (the same tensors every call) is above the rule pack's "
+       "threshold `thresholds.fresh_over_bench`. The speed depends on seeing the same inputs again: "
+       "a result cache, a graph keyed on addresses, or work done once and reused.",
+       "Time the model on the same tensors and on new tensors with the L2 cache flushed between calls."},
+      {"gpu-work-outside-timing", Category::cheat, Confidence::high, Source::trace,
+       "GPU work launched by a timed call ran outside the timed interval.",
+       "The trace shows kernels or copies that belong to a timed call starting before the start event or "
+       "ending after the end event (work on a side stream, a thread, or deferred to a later call), so the "
+       "reported time leaves them out.",
+       "Look at the call's track in the Perfetto trace (`kaudit run --trace`): kernels outside the call's "
+       "range."},
+      {"no-kernels-in-timed-call", Category::cheat, Confidence::medium, Source::trace,
+       "Timed calls launched no GPU work while other calls did.",
+       "Some timed calls launched no kernel, copy or fill at all, while the correctness calls and the "
+       "fresh-mode calls did: the timed call returned a stored result.",
+       "Trace the calls and count kernels per call."},
+  };
+  return catalog;
+}
+
+const rules::FindingInfo* find_runner_finding(std::string_view id) {
+  for (const auto& f : runner_finding_catalog())
+    if (f.id == id) return &f;
+  return nullptr;
+}
+
+}  // namespace kaudit::runner

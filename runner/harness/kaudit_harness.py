@@ -1,0 +1,477 @@
+"""kaudit harness shim: the only Python in kaudit (docs/runner.md).
+
+The runner (`kaudit run`) starts this file in the submission's interpreter,
+once as the reference process and once as the submission process. It loads
+the problem and the solution, generates inputs, calls the model and hands
+every tensor to the runner as a file (one JSON header line, then the raw
+bytes). It decides nothing: the runner compares the files itself, outside
+this process, so a submission that patches torch cannot change a verdict.
+
+Messages go to the runner as JSON lines on the file descriptor it opened
+(config "channel_fd"), never on stdout.
+"""
+import ctypes
+import importlib.util
+import json
+import os
+import sys
+import time
+import traceback
+
+CONFIG = {}
+CHANNEL = None
+
+
+def send(event, **fields):
+    fields["event"] = event
+    CHANNEL.write(json.dumps(fields, separators=(",", ":")) + "\n")
+    CHANNEL.flush()
+
+
+def fail(phase, exc):
+    tb = traceback.format_exception(type(exc), exc, exc.__traceback__)
+    send("error", phase=phase, type=type(exc).__name__, message=str(exc)[:2000],
+         traceback="".join(tb)[-4000:])
+
+
+# ---------------------------------------------------------------- tensor files
+
+def dtype_name(t):
+    return str(t.dtype).replace("torch.", "")
+
+
+def write_tensor(torch, t, path):
+    """One JSON header line, then the tensor's bytes in row-major order."""
+    if type(t) is not torch.Tensor:
+        t = t.as_subclass(torch.Tensor)
+    c = t.detach().contiguous().cpu()
+    nbytes = c.numel() * c.element_size()
+    header = {"dtype": dtype_name(c), "shape": list(c.shape), "nbytes": nbytes}
+    with open(path, "wb") as f:
+        f.write((json.dumps(header) + "\n").encode())
+        if nbytes:
+            f.write(ctypes.string_at(c.data_ptr(), nbytes))
+    return os.path.basename(path)
+
+
+def read_tensor(torch, path, device):
+    with open(path, "rb") as f:
+        header = json.loads(f.readline())
+        data = bytearray(f.read())
+    dtype = getattr(torch, header["dtype"])
+    if header["nbytes"] == 0:
+        t = torch.empty(header["shape"], dtype=dtype)
+    else:
+        t = torch.frombuffer(data, dtype=dtype).reshape(header["shape"]).clone()
+    return t.to(device)
+
+
+def write_values(torch, values, prefix):
+    """Inputs and outputs as entries: tensors to files, plain values inline."""
+    entries = []
+    for k, v in enumerate(values):
+        if isinstance(v, torch.Tensor):
+            entries.append({"file": write_tensor(torch, v, "%s%d.bin" % (prefix, k))})
+        elif v is None or isinstance(v, (bool, int, float, str)):
+            entries.append({"value": v})
+        else:
+            raise TypeError("unsupported value of type %s" % type(v).__name__)
+    return entries
+
+
+def read_values(torch, entries, device):
+    xfer = CONFIG["xfer"]
+    return [read_tensor(torch, os.path.join(xfer, e["file"]), device) if "file" in e else e["value"]
+            for e in entries]
+
+
+# ------------------------------------------------------------------- loading
+
+def load_module(name, path):
+    sys.path.insert(0, os.path.dirname(path))
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def redirect_cuda_to_cpu(torch):
+    """--device cpu: problems written for CUDA run unchanged on the CPU."""
+    def fix_device(d):
+        return "cpu" if d is not None and "cuda" in str(d) else d
+
+    def wrap(fn):
+        def wrapped(*args, **kwargs):
+            if "device" in kwargs:
+                kwargs["device"] = fix_device(kwargs["device"])
+            return fn(*args, **kwargs)
+        return wrapped
+
+    for name in ("randn", "rand", "randint", "randperm", "zeros", "ones", "empty", "full", "arange",
+                 "tensor", "as_tensor", "linspace", "eye", "normal", "empty_strided", "randn_like",
+                 "rand_like", "randint_like", "zeros_like", "ones_like", "empty_like", "full_like"):
+        if hasattr(torch, name):
+            setattr(torch, name, wrap(getattr(torch, name)))
+    tensor_to = torch.Tensor.to
+    module_to = torch.nn.Module.to
+
+    def t_to(self, *args, **kwargs):
+        args = tuple(fix_device(a) if isinstance(a, (str, torch.device)) else a for a in args)
+        if "device" in kwargs:
+            kwargs["device"] = fix_device(kwargs["device"])
+        return tensor_to(self, *args, **kwargs)
+
+    def m_to(self, *args, **kwargs):
+        args = tuple(fix_device(a) if isinstance(a, (str, torch.device)) else a for a in args)
+        if "device" in kwargs:
+            kwargs["device"] = fix_device(kwargs["device"])
+        return module_to(self, *args, **kwargs)
+
+    torch.Tensor.to = t_to
+    torch.Tensor.cuda = lambda self, *a, **k: self
+    torch.nn.Module.to = m_to
+    torch.nn.Module.cuda = lambda self, *a, **k: self
+    torch.cuda.synchronize = lambda *a, **k: None
+
+
+class Problem:
+    def __init__(self, torch):
+        self.torch = torch
+        self.ref = load_module("reference", CONFIG["reference"])
+        shapes = [{}]
+        if CONFIG.get("shapes_file"):
+            shapes = list(load_module("shapes", CONFIG["shapes_file"]).SHAPES)
+        self.shapes = [dict(s) for s in shapes]
+
+    def apply_shape(self, i):
+        # KernelBench-Hard: the shape's values replace the reference module's globals.
+        for k, v in self.shapes[i].items():
+            setattr(self.ref, k, v)
+
+    def make_model(self, cls):
+        torch = self.torch
+        init = list(self.ref.get_init_inputs())
+        torch.manual_seed(CONFIG["init_seed"])
+        model = cls(*init)
+        if isinstance(model, torch.nn.Module):
+            model = model.to(CONFIG["device"])
+            model.eval()
+        return model
+
+    def gen_inputs(self, seed, scale=1.0):
+        torch = self.torch
+        torch.manual_seed(seed)
+        values = list(self.ref.get_inputs())
+        out = []
+        for v in values:
+            if isinstance(v, torch.Tensor):
+                v = v.to(CONFIG["device"])
+                if scale != 1.0 and v.is_floating_point() and v.element_size() >= 2:
+                    v = (v.to(torch.float32) * scale).to(v.dtype)
+            out.append(v)
+        return out
+
+
+def sync(torch):
+    if CONFIG["device"] == "cuda":
+        torch.cuda.synchronize()
+
+
+# ---------------------------------------------------------------- reference
+
+def run_reference(torch):
+    problem = Problem(torch)
+    send("shapes", shapes=problem.shapes)
+    xfer = CONFIG["xfer"]
+    with torch.no_grad():
+        for i in range(len(problem.shapes)):
+            problem.apply_shape(i)
+            for j, case in enumerate(CONFIG["cases"]):
+                inputs = problem.gen_inputs(case["seed"], case["scale"])
+                entries = write_values(torch, inputs, os.path.join(xfer, "in_s%d_c%d_" % (i, j)))
+                send("case", shape=i, case=j, inputs=entries)
+    if CONFIG["device"] == "cuda":
+        torch.cuda.empty_cache()
+    send("generated")
+    # The runner sends the path of the check jobs once the submission is done:
+    # the expected outputs do not exist while the submission runs.
+    line = sys.stdin.readline().strip()
+    if not line:
+        return
+    with open(line) as f:
+        jobs = json.load(f)["jobs"]
+    models = {}
+    with torch.no_grad():
+        for job in jobs:
+            i = job["shape"]
+            problem.apply_shape(i)
+            if i not in models:
+                models = {i: problem.make_model(problem.ref.Model)}
+            inputs = read_values(torch, job["inputs"], CONFIG["device"])
+            out = models[i](*inputs)
+            outs = list(out) if isinstance(out, (tuple, list)) else [out]
+            entries = write_values(torch, outs, os.path.join(xfer, "exp_%s_" % job["id"]))
+            send("expected", id=job["id"], outputs=entries)
+
+
+# ---------------------------------------------------------------- submission
+
+class Tracer:
+    """Call boundaries for libkaudit_tracer.so (tracer/kaudit_tracer.h)."""
+
+    def __init__(self):
+        self.lib = None
+        path = os.environ.get("CUDA_INJECTION64_PATH")
+        if CONFIG.get("trace") and path:
+            self.lib = ctypes.CDLL(path)
+            self.lib.kaudit_call_begin.argtypes = [ctypes.c_char_p] * 3 + [ctypes.c_longlong]
+
+    def begin(self, phase, shape, mode, index):
+        if self.lib:
+            self.lib.kaudit_call_begin(phase.encode(), str(shape).encode(), mode.encode(), index)
+
+    def end(self):
+        if self.lib:
+            self.lib.kaudit_call_end()
+
+    def flush(self):
+        if self.lib:
+            self.lib.kaudit_tracer_flush()
+
+
+def storage_range(torch, t):
+    try:
+        s = t.untyped_storage()
+        return s.data_ptr(), s.nbytes()
+    except AttributeError:
+        s = t.storage()
+        return s.data_ptr(), s.size() * s.element_size()
+
+
+class OutputChecks:
+    """Facts about returned objects: plain tensor, alias of an input, reuse."""
+
+    def __init__(self, torch):
+        self.torch = torch
+        self.counts = {"calls": 0, "not_tensor": 0, "non_plain": 0, "aliases_input": 0, "reused": 0}
+        self.types = set()
+        self.previous = []
+
+    def check(self, out, inputs):
+        torch = self.torch
+        outs = list(out) if isinstance(out, (tuple, list)) else [out]
+        self.counts["calls"] += 1
+        ins = [storage_range(torch, t) for t in inputs if isinstance(t, torch.Tensor) and t.numel()]
+        prev = [storage_range(torch, t) for t in self.previous if isinstance(t, torch.Tensor)]
+        for o in outs:
+            if not isinstance(o, torch.Tensor):
+                self.counts["not_tensor"] += 1
+                self.types.add(type(o).__name__)
+                continue
+            if type(o) is not torch.Tensor:
+                self.counts["non_plain"] += 1
+                self.types.add(type(o).__name__)
+            if o.numel() == 0:
+                continue
+            lo, n = storage_range(torch, o)
+            if any(lo < b + m and b < lo + n for b, m in ins):
+                self.counts["aliases_input"] += 1
+            # The previous call's output is still held here: the same storage
+            # again means the submission wrote into what it returned before
+            # (an output in an input's storage is counted as an alias only).
+            elif any(lo == b for b, m in prev):
+                self.counts["reused"] += 1
+        self.previous = outs
+        return outs
+
+
+def poison(torch, nbytes):
+    """Leaves freed memory full of 0xFF bytes (NaN for floats) so that an
+    output that is never written reads as wrong. Effective with the CUDA
+    caching allocator; best effort on the CPU."""
+    if not CONFIG.get("poison") or nbytes <= 0:
+        return
+    blocks = [torch.full((max(nbytes, 1 << 20),), 255, dtype=torch.uint8, device=CONFIG["device"])]
+    blocks += [torch.full((1 << k,), 255, dtype=torch.uint8, device=CONFIG["device"]) for k in range(10, 21, 2)]
+    sync(torch)
+    del blocks
+
+
+def tensor_bytes(torch, values):
+    return sum(v.numel() * v.element_size() for v in values if isinstance(v, torch.Tensor))
+
+
+def run_submission(torch):
+    device = CONFIG["device"]
+    xfer = CONFIG["xfer"]
+    send("phase", phase="setup")
+    try:
+        problem = Problem(torch)
+    except BaseException as e:  # noqa: B902 - the problem itself failed
+        fail("setup", e)
+        return
+    try:
+        solution = load_module("solution", CONFIG["solution"])
+        cls_name = "ModelNew" if CONFIG["format"] == "kernelbench" else "Model"
+        cls = getattr(solution, cls_name, None)
+        if cls is None:
+            raise AttributeError("the solution defines no class %s" % cls_name)
+    except BaseException as e:  # SystemExit and KeyboardInterrupt at import are failures too
+        fail("import", e)
+        return
+    # Import and set-up overlap the reference's input generation; the runner
+    # then sends the path of the second half of the configuration.
+    send("ready")
+    line = sys.stdin.readline().strip()
+    if not line:
+        return
+    with open(line) as f:
+        CONFIG.update(json.load(f))
+    tracer = Tracer()
+    flush_buf = None
+    if device == "cuda" and CONFIG["flush_bytes"] > 0:
+        flush_buf = torch.empty(CONFIG["flush_bytes"] // 4, dtype=torch.int32, device=device)
+
+    def flush():
+        if flush_buf is not None:
+            flush_buf.zero_()
+
+    def timed(model, args, mode, shape, index):
+        flush()
+        tracer.begin("timed", shape, mode, index)
+        if device == "cuda":
+            start = torch.cuda.Event(enable_timing=True)
+            end = torch.cuda.Event(enable_timing=True)
+            start.record()
+            out = model(*args)
+            end.record()
+            torch.cuda.synchronize()
+            ms = start.elapsed_time(end)
+        else:
+            t0 = time.perf_counter()
+            out = model(*args)
+            ms = (time.perf_counter() - t0) * 1e3
+        tracer.end()
+        return out, ms
+
+    by_shape = {}
+    for c in CONFIG["correctness"]:
+        by_shape.setdefault(c["shape"], []).append(c)
+    phase = "setup"
+    try:
+        for i in range(len(problem.shapes)):
+            phase = "correctness"
+            send("phase", phase=phase, shape=i)
+            problem.apply_shape(i)
+            with torch.no_grad():
+                model = problem.make_model(cls)
+                checks = OutputChecks(torch)
+                for c in by_shape.get(i, []):
+                    inputs = read_values(torch, c["inputs"], device)
+                    poison(torch, 4 * tensor_bytes(torch, inputs))
+                    tracer.begin("correctness", i, "", c["case"])
+                    out = model(*inputs)
+                    sync(torch)
+                    tracer.end()
+                    outs = checks.check(out, inputs)
+                    prefix = os.path.join(xfer, "sub_s%d_c%d_" % (i, c["case"]))
+                    send("call", kind="correctness", shape=i, case=c["case"],
+                         outputs=write_values(torch, [o for o in outs if isinstance(o, torch.Tensor)], prefix + "o"),
+                         inputs_after=write_values(torch, inputs, prefix + "a"))
+                send("checks", shape=i, mode="correctness", counts=checks.counts, types=sorted(checks.types))
+                del out, outs
+                base = read_values(torch, by_shape[i][0]["inputs"], device)
+                for mode in CONFIG["modes"]:
+                    phase = "timing"
+                    send("phase", phase=phase, shape=i, mode=mode)
+                    checks = OutputChecks(torch)
+                    for w in range(CONFIG["warmup"]):
+                        tracer.begin("warmup", i, mode, w)
+                        out = model(*base)
+                        sync(torch)
+                        tracer.end()
+                        checks.check(out, base)
+                    n = CONFIG["trials"]
+                    samples = set(CONFIG["samples"])
+                    times, sampled, kept = [], [], []
+                    kept_bytes = 0
+                    versions_moved = 0
+                    for k in range(n):
+                        seed = CONFIG["mode_seeds"][mode] + 1000 * i + k
+                        if mode == "bench":
+                            args = base
+                        elif mode == "fresh":
+                            args = problem.gen_inputs(seed)
+                            kept.append(args)  # kept alive so that addresses really differ
+                            kept_bytes += tensor_bytes(torch, args)
+                            while kept_bytes > CONFIG["keep_alive_bytes"] and len(kept) > 1:
+                                kept_bytes -= tensor_bytes(torch, kept.pop(0))
+                        else:  # rewrite: new values in the warm-up storage, version counters untouched
+                            new = problem.gen_inputs(seed)
+                            for b, v in zip(base, new):
+                                if isinstance(b, torch.Tensor):
+                                    before = b._version
+                                    b.data.copy_(v)
+                                    versions_moved += b._version != before
+                            args = base
+                        entry = None
+                        if k in samples:
+                            prefix = os.path.join(xfer, "t_s%d_%s_%d_" % (i, mode, k))
+                            # The inputs as the call sees them (a submission may have changed them).
+                            entry = {"call": k, "inputs": write_values(torch, args, prefix + "i")}
+                        sync(torch)
+                        out, ms = timed(model, args, mode, i, k)
+                        times.append(ms)
+                        outs = checks.check(out, args)
+                        if entry is not None:
+                            entry["outputs"] = write_values(
+                                torch, [o for o in outs if isinstance(o, torch.Tensor)], prefix + "o")
+                            sampled.append(entry)
+                    del kept
+                    send("timing", shape=i, mode=mode, times_ms=times, samples=sampled,
+                         counts=checks.counts, types=sorted(checks.types), versions_moved=versions_moved)
+                del model, base
+            if device == "cuda":
+                torch.cuda.empty_cache()
+        tracer.flush()
+    except BaseException as e:
+        fail(phase, e)
+        return
+    send("done")
+
+
+def main():
+    global CONFIG, CHANNEL
+    with open(sys.argv[1]) as f:
+        CONFIG = json.load(f)
+    CHANNEL = os.fdopen(CONFIG["channel_fd"], "w", buffering=1)
+    phase = "start"
+    try:
+        import torch
+        if CONFIG["device"] == "cpu":
+            redirect_cuda_to_cpu(torch)
+        env = {"python": sys.version.split()[0], "torch": torch.__version__}
+        if CONFIG["device"] == "cuda":
+            env["gpu"] = torch.cuda.get_device_name(0)
+            try:
+                import triton
+                env["triton"] = triton.__version__
+            except Exception:
+                pass
+        send("hello", role=CONFIG["role"], pid=os.getpid(), environment=env)
+        if CONFIG["role"] == "reference":
+            phase = "reference"
+            run_reference(torch)
+            send("done")
+        else:
+            run_submission(torch)
+    except BaseException as e:
+        fail(phase, e)
+    CHANNEL.flush()
+    # Skip interpreter teardown: a submission's atexit hooks have nothing to say.
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,110 @@
+#include "runner/probe_findings.h"
+
+#include "runner/finding_catalog.h"
+
+#include <cstdio>
+#include <stdexcept>
+
+namespace kaudit::runner {
+
+rules::Finding make_probe_finding(const std::string& id, const std::string& file, const std::string& where,
+                                  const std::string& message) {
+  const rules::FindingInfo* info = find_runner_finding(id);
+  if (!info) throw std::logic_error("finding id not in the runner's catalog: " + id);
+  rules::Finding f;
+  f.id = id;
+  f.source = info->source;
+  f.category = info->category;
+  f.confidence = info->confidence;
+  f.location.file = file;
+  f.location.symbol = where;
+  f.message = message;
+  return f;
+}
+
+namespace {
+
+int count(const nlohmann::json& counts, const char* key) {
+  return counts.is_object() && counts.contains(key) && counts[key].is_number_integer() ? counts[key].get<int>() : 0;
+}
+
+std::string fmt(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
+}
+
+}  // namespace
+
+std::vector<rules::Finding> probe_findings(const ShapeEvidence& e, const std::string& file, double fresh_over_bench) {
+  std::vector<rules::Finding> out;
+  const std::string shape = "shape " + std::to_string(e.shape);
+  auto add = [&](const std::string& id, const std::string& where, const std::string& msg) {
+    out.push_back(make_probe_finding(id, file, where, msg));
+  };
+  auto mode_failed = [&](const char* m) {
+    const auto it = e.modes.find(m);
+    return it != e.modes.end() && !it->second.samples_ok;
+  };
+  // Wrong timed outputs: the first mode that fails tells which offence it is.
+  // bench reuses the very inputs that passed, fresh brings new tensors, and
+  // rewrite keeps the tensors but changes their values.
+  if (e.correctness_passed) {
+    if (mode_failed("bench")) {
+      add("correct-only-untimed", shape + ", bench",
+          "On " + shape + " the outputs of timed bench calls do not match the reference on the same inputs that "
+          "passed the correctness check.");
+    } else if (mode_failed("fresh")) {
+      add("work-skipped-on-repeat", shape + ", fresh",
+          "On " + shape + " timed calls on new inputs returned outputs that do not match the reference on those "
+          "inputs, after the correctness calls had passed.");
+    } else if (mode_failed("rewrite")) {
+      add("output-cached-on-identity", shape + ", rewrite",
+          "On " + shape + " outputs were wrong once new values were written into the warm-up tensors" +
+              std::string(e.modes.count("fresh") ? ", while new tensors gave right outputs" : "") +
+              ": the result is looked up by the tensors' identity or address.");
+    }
+  }
+  if (!e.mutated_cases.empty())
+    add("input-mutated", shape + ", correctness",
+        "On " + shape + " a call changed the values of its inputs (correctness case " +
+            std::to_string(e.mutated_cases.front()) + ").");
+
+  // Facts about returned objects, over the correctness and timed calls.
+  int aliases = count(e.correctness_counts, "aliases_input"), reused = count(e.correctness_counts, "reused");
+  int disguised = count(e.correctness_counts, "non_plain") + count(e.correctness_counts, "not_tensor");
+  int calls = count(e.correctness_counts, "calls");
+  for (const auto& [m, ev] : e.modes) {
+    aliases += count(ev.counts, "aliases_input");
+    reused += count(ev.counts, "reused");
+    disguised += count(ev.counts, "non_plain") + count(ev.counts, "not_tensor");
+    calls += count(ev.counts, "calls");
+  }
+  if (aliases > 0)
+    add("output-aliases-input", shape,
+        "On " + shape + " " + std::to_string(aliases) + " of " + std::to_string(calls) +
+            " returned tensors share storage with an input.");
+  if (reused > 0)
+    add("output-reused", shape,
+        "On " + shape + " " + std::to_string(reused) + " of " + std::to_string(calls) +
+            " calls returned the storage of the previous call's output again.");
+  if (disguised > 0)
+    add("disguised-output", shape,
+        "On " + shape + " " + std::to_string(disguised) + " returned objects were not plain torch.Tensor objects.");
+
+  // Timing: both the medians and the minima must show it, so that noise on
+  // a shared machine does not.
+  const auto b = e.modes.find("bench"), f = e.modes.find("fresh");
+  if (b != e.modes.end() && f != e.modes.end() && b->second.median_ms > 0 && b->second.min_ms > 0) {
+    const double med = f->second.median_ms / b->second.median_ms;
+    const double mn = f->second.min_ms / b->second.min_ms;
+    if (med > fresh_over_bench && mn > fresh_over_bench)
+      add("speedup-vanishes-with-fresh-inputs", shape + ", fresh/bench",
+          "On " + shape + " the median timed call takes " + fmt(f->second.median_ms) + " ms on fresh inputs and " +
+              fmt(b->second.median_ms) + " ms on the benchmark's reused inputs (" + fmt(med) +
+              "x, threshold " + fmt(fresh_over_bench) + "x).");
+  }
+  return out;
+}
+
+}  // namespace kaudit::runner

@@ -1,0 +1,59 @@
+// Tensors as the harness hands them to the runner: one JSON header line
+// ({"dtype": "float32", "shape": [2, 3], "nbytes": 24}) then the raw bytes,
+// row-major, little-endian. The runner compares them itself, with the
+// problem's tolerance, so the submission's process never decides a verdict.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace kaudit::runner {
+
+struct TensorFile {
+  std::string dtype;             // torch's name without "torch.": float32, bfloat16, int64, ...
+  std::vector<std::int64_t> shape;
+  std::vector<unsigned char> data;
+
+  std::size_t numel() const;
+  bool is_floating() const;
+  double at(std::size_t i) const;  // element i as a double (NaN and inf kept)
+  std::string shape_text() const;  // "[2, 3]"
+};
+
+// Throws std::runtime_error on a missing file, a bad header, a dtype kaudit
+// does not know, or a byte count that does not match the shape.
+TensorFile read_tensor_file(const std::filesystem::path& path);
+std::size_t dtype_size(const std::string& dtype);  // 0 when unknown
+
+struct Tolerance {
+  double atol = 1e-2;
+  double rtol = 1e-2;
+};
+
+struct Comparison {
+  bool ok = false;
+  std::string reason;         // empty when ok; else one sentence
+  std::size_t mismatches = 0;
+  std::size_t checked = 0;
+  double max_abs_error = 0;   // over finite pairs
+  double max_rel_error = 0;
+  std::int64_t first_mismatch = -1;  // flat index
+  double got = 0, expected = 0;      // at first_mismatch
+};
+
+// `actual` against `expected`: same shape and dtype, then element-wise
+// |a - e| <= atol + rtol * |e|. NaN matches only NaN in the expected output
+// (a NaN where the reference has a number is how poisoned memory shows);
+// infinities must match exactly. Integer and boolean outputs use the same
+// rule, so a tolerance of 0 means exact.
+Comparison compare_tensors(const TensorFile& actual, const TensorFile& expected, const Tolerance& tol);
+
+// Byte equality (inputs before and after a call).
+bool same_bytes(const TensorFile& a, const TensorFile& b);
+
+// A 64-bit FNV-1a hash, in hex, for reports (not for security).
+std::string fnv1a_hex(const unsigned char* data, std::size_t n);
+
+}  // namespace kaudit::runner

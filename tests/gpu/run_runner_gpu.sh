@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# The runner's checks on a CUDA machine (one call on the H200 machine):
+# builds kaudit without the analyzer (the machine has no clang/tree-sitter),
+# measures the peaks that rules/hardware/h200.json records, then runs
+# `kaudit run --device cuda` on Triton submissions and checks each result:
+#   silu_mul: clean, cache-on-identity, skip-after-warmup (+ --trace when the tracer builds)
+#   topk (kernels/problems, 5 shapes, all modes): the corpus's clean Triton solution, timed end to end
+# Logs and result documents go to $OUT (or ./runner-gpu-out). Exit status 0 when every check passes.
+#
+#   tests/gpu/run_runner_gpu.sh            (CLI11 headers in .device-deps/include when not installed)
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-$PWD/runner-gpu-out}
+mkdir -p "$OUT"
+LOG=$OUT/runner_gpu.log
+exec > >(tee -a "$LOG") 2>&1
+export PYTHONUNBUFFERED=1
+PY=${PYTHON:-python3}
+fails=0
+say() { echo "[$(date +%T)] $*"; }
+check() {  # check NAME CONDITION-EXIT-STATUS
+  if [[ $2 -eq 0 ]]; then say "PASS $1"; else say "FAIL $1"; fails=$((fails + 1)); fi
+}
+
+say "machine: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1)"
+tracer=OFF
+[[ -f /usr/local/cuda/include/cupti.h || -n "$(find / -name cupti.h -path '*include*' 2>/dev/null | head -1)" ]] && tracer=ON
+t0=$(date +%s)
+cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DKAUDIT_BUILD_ANALYZER=OFF \
+  -DKAUDIT_BUILD_BENCHMARKS=OFF -DKAUDIT_BUILD_TRACER=$tracer -DKAUDIT_EXTRA_INCLUDE=$PWD/.device-deps/include \
+  >"$OUT/build.log" 2>&1 || { say "cmake failed (tracer=$tracer)"; tail -30 "$OUT/build.log";
+  if [[ $tracer == ON ]]; then tracer=OFF; rm -rf build-gpu; cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DKAUDIT_BUILD_ANALYZER=OFF -DKAUDIT_BUILD_BENCHMARKS=OFF -DKAUDIT_BUILD_TRACER=OFF \
+    -DKAUDIT_EXTRA_INCLUDE=$PWD/.device-deps/include >"$OUT/build.log" 2>&1 || exit 2; else exit 2; fi; }
+targets=(kaudit runner_unit_test)
+[[ $tracer == ON ]] && targets+=(kaudit_tracer)
+if ! cmake --build build-gpu -j "$(nproc)" --target "${targets[@]}" >>"$OUT/build.log" 2>&1; then
+  say "build failed with the tracer=$tracer"; grep -E "error|FAILED" "$OUT/build.log" | head -20
+  if [[ $tracer == ON ]]; then
+    tracer=OFF; cmake --build build-gpu -j "$(nproc)" --target kaudit runner_unit_test >>"$OUT/build.log" 2>&1 || exit 2
+  else exit 2; fi
+fi
+say "built in $(( $(date +%s) - t0 )) s (tracer=$tracer)"
+./build-gpu/tests/runner/runner_unit_test --gtest_brief=1 2>&1 | tail -3; check "runner unit tests" ${PIPESTATUS[0]}
+
+# Peaks for rules/hardware/h200.json ("measured").
+timeout 120 "$PY" - >"$OUT/peaks.json" <<'PYEOF' || say "peak measurement failed"
+import json, torch
+def t(fn, n=10, w=3):
+    for _ in range(w): fn()
+    torch.cuda.synchronize(); s = torch.cuda.Event(enable_timing=True); e = torch.cuda.Event(enable_timing=True)
+    s.record()
+    for _ in range(n): fn()
+    e.record(); torch.cuda.synchronize(); return s.elapsed_time(e) / n / 1e3
+r = {"gpu": torch.cuda.get_device_name(0), "torch": torch.__version__}
+N = 8192
+a = torch.randn(N, N, device="cuda", dtype=torch.bfloat16); b = torch.randn(N, N, device="cuda", dtype=torch.bfloat16)
+r["bf16_flops_per_s"] = 2 * N**3 / t(lambda: a @ b)
+a16 = a.half(); b16 = b.half(); r["fp16_flops_per_s"] = 2 * N**3 / t(lambda: a16 @ b16)
+torch.backends.cuda.matmul.allow_tf32 = False
+af = a.float(); bf = b.float(); r["fp32_flops_per_s"] = 2 * N**3 / t(lambda: af @ bf, n=3, w=1)
+torch.backends.cuda.matmul.allow_tf32 = True; r["tf32_flops_per_s"] = 2 * N**3 / t(lambda: af @ bf)
+try:
+    a8 = a.to(torch.float8_e4m3fn); b8 = b.to(torch.float8_e4m3fn).t()
+    one = torch.tensor(1.0, device="cuda")
+    r["fp8_flops_per_s"] = 2 * N**3 / t(lambda: torch._scaled_mm(a8, b8, scale_a=one, scale_b=one, out_dtype=torch.bfloat16))
+except Exception as ex:
+    r["fp8_error"] = str(ex)[:200]
+src = torch.empty(2 * 1024**3, dtype=torch.uint8, device="cuda"); dst = torch.empty_like(src)
+r["copy_bytes_per_s_read_plus_write"] = 2 * src.numel() / t(lambda: dst.copy_(src))
+print(json.dumps(r, indent=1))
+PYEOF
+cat "$OUT/peaks.json"
+
+KAUDIT=./build-gpu/kaudit
+SOL=tests/gpu/runner
+PROB=tests/runner/problems/silu_mul
+TRACE=()
+[[ $tracer == ON ]] && TRACE=(--trace)
+# expect RESULT-FILE EXPECTED-RESULT "ids that must be there" "ids that must not"
+expect() {
+  "$PY" - "$@" <<'PYEOF'
+import json, sys
+path, want, must, mustnot = sys.argv[1], sys.argv[2], sys.argv[3].split(), sys.argv[4].split()
+r = json.load(open(path))
+ids = sorted({f["id"] for f in r["findings"]})
+print("  result:", r["result"], r.get("result_reason") or r.get("error") or "", "| findings:", ids)
+for t in r["timing"]:
+    print("  shape", t["shape"], " ".join("%s %.4f ms (%s%% of peak)" % (m, d.get("median_ms", 0),
+          "%.1f" % d["percent_of_peak"] if d.get("percent_of_peak") is not None else "-") for m, d in t["modes"].items()),
+          "fresh/bench %.2f" % t.get("fresh_over_bench", 0))
+if "trace" in r:
+    print("  trace:", r["trace"].get("status"), [(g["phase"], g["mode"], g["median_kernels"], g["calls_without_gpu_work"], g["late_kernels"]) for g in r["trace"].get("groups", [])][:12])
+ok = r["result"] == want and all(i in ids for i in must) and not any(i in ids for i in mustnot)
+sys.exit(0 if ok else 1)
+PYEOF
+}
+run() {  # run NAME PROBLEM SOLUTION EXTRA...
+  local name=$1 prob=$2 sol=$3; shift 3
+  local s=$(date +%s%N)
+  timeout 200 $KAUDIT run --problem "$prob" --solution "$sol" --device cuda -o "$OUT/$name.json" -q "$@"
+  local rc=$?
+  say "$name: kaudit exit $rc, $(( ($(date +%s%N) - s) / 1000000 )) ms"
+}
+
+run clean $PROB $SOL/triton_clean.py "${TRACE[@]}"
+expect "$OUT/clean.json" correct "" "output-cached-on-identity work-skipped-on-repeat speedup-vanishes-with-fresh-inputs gpu-work-outside-timing no-kernels-in-timed-call output-reused"
+check "clean Triton: correct, no findings" $?
+
+run cache $PROB $SOL/triton_cache_identity.py "${TRACE[@]}"
+must="output-cached-on-identity speedup-vanishes-with-fresh-inputs"
+[[ $tracer == ON ]] && must+=" no-kernels-in-timed-call"
+expect "$OUT/cache.json" incorrect "$must" "work-skipped-on-repeat"
+check "cache on identity: incorrect, $must" $?
+
+run skip $PROB $SOL/triton_skip_after_warmup.py
+expect "$OUT/skip.json" incorrect "work-skipped-on-repeat" "output-cached-on-identity"
+check "skip after warm-up: incorrect, work-skipped-on-repeat" $?
+
+# A real problem unchanged: topk, 5 shapes, all modes (the 90 s budget after the first compile).
+run topk_first kernels/problems/topk kernels/corpus/topk/clean_two_stage_select.py
+run topk kernels/problems/topk kernels/corpus/topk/clean_two_stage_select.py
+expect "$OUT/topk.json" correct "" "output-cached-on-identity work-skipped-on-repeat correct-only-untimed"
+check "topk clean Triton (5 shapes, all modes): correct" $?
+"$PY" -c "import json; r=json.load(open('$OUT/topk.json')); print('  topk submission process seconds:', round(r['submission_process']['seconds'],1))"
+run topk_cheat kernels/problems/topk kernels/corpus/topk/cheat_cache_data_ptr.py --modes bench,fresh,rewrite
+expect "$OUT/topk_cheat.json" incorrect "output-cached-on-identity" ""
+check "topk cache on data_ptr (corpus): output-cached-on-identity" $?
+rm -f "$OUT/topk_first.json"
+
+say "done: $fails failing check(s)"
+exit $((fails > 0))

@@ -1,0 +1,74 @@
+#include "runner/finding_catalog.h"
+#include "runner/probe_findings.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+using namespace kaudit::runner;
+
+namespace {
+
+std::set<std::string> ids(const std::vector<kaudit::rules::Finding>& fs) {
+  std::set<std::string> s;
+  for (const auto& f : fs) s.insert(f.id);
+  return s;
+}
+
+ShapeEvidence clean() {
+  ShapeEvidence e;
+  e.correctness_counts = {{"calls", 5}};
+  for (const char* m : {"bench", "fresh", "rewrite"}) e.modes[m] = {true, 1.0, 0.9, {{"calls", 10}}};
+  return e;
+}
+
+}  // namespace
+
+TEST(ProbeFindings, CleanHasNone) { EXPECT_TRUE(probe_findings(clean(), "s.py", 1.5).empty()); }
+
+TEST(ProbeFindings, FirstFailingModeNamesTheOffence) {
+  auto e = clean();
+  e.modes["rewrite"].samples_ok = false;
+  EXPECT_EQ(ids(probe_findings(e, "s.py", 1.5)), std::set<std::string>{"output-cached-on-identity"});
+  e.modes["fresh"].samples_ok = false;
+  EXPECT_EQ(ids(probe_findings(e, "s.py", 1.5)), std::set<std::string>{"work-skipped-on-repeat"});
+  e.modes["bench"].samples_ok = false;
+  EXPECT_EQ(ids(probe_findings(e, "s.py", 1.5)), std::set<std::string>{"correct-only-untimed"});
+  // Wrong from the start: incorrect, not an offence of the timed calls.
+  e.correctness_passed = false;
+  EXPECT_TRUE(probe_findings(e, "s.py", 1.5).empty());
+}
+
+TEST(ProbeFindings, FreshOverBenchNeedsMedianAndMinimum) {
+  auto e = clean();
+  e.modes["fresh"].median_ms = 3.0;  // 3x by the median
+  e.modes["fresh"].min_ms = 1.0;     // but not by the minimum: noise
+  EXPECT_TRUE(probe_findings(e, "s.py", 1.5).empty());
+  e.modes["fresh"].min_ms = 2.7;
+  const auto f = probe_findings(e, "s.py", 1.5);
+  ASSERT_EQ(ids(f), std::set<std::string>{"speedup-vanishes-with-fresh-inputs"});
+  EXPECT_EQ(f[0].source, kaudit::rules::Source::timing);
+  EXPECT_EQ(f[0].category, kaudit::rules::Category::benchmark_aware);
+}
+
+TEST(ProbeFindings, OutputFacts) {
+  auto e = clean();
+  e.correctness_counts = {{"calls", 5}, {"aliases_input", 1}};
+  e.modes["bench"].counts = {{"calls", 10}, {"reused", 9}, {"non_plain", 10}};
+  e.mutated_cases = {0, 2};
+  EXPECT_EQ(ids(probe_findings(e, "s.py", 1.5)),
+            (std::set<std::string>{"output-aliases-input", "output-reused", "disguised-output", "input-mutated"}));
+}
+
+TEST(FindingCatalog, EveryIdIsDocumentedOnce) {
+  std::set<std::string> seen;
+  for (const auto& f : runner_finding_catalog()) {
+    EXPECT_TRUE(seen.insert(std::string(f.id)).second) << f.id;
+    EXPECT_FALSE(f.summary.empty()) << f.id;
+    EXPECT_FALSE(f.explanation.empty()) << f.id;
+    EXPECT_FALSE(f.confirm.empty()) << f.id;
+  }
+  EXPECT_NE(find_runner_finding("output-cached-on-identity"), nullptr);
+  EXPECT_EQ(find_runner_finding("no-such-id"), nullptr);
+  EXPECT_THROW(make_probe_finding("no-such-id", "", "", ""), std::logic_error);
+}

@@ -1,0 +1,233 @@
+// The runner's protocol end to end on the CPU (kaudit run --device cpu):
+// small problems under tests/runner/problems and pure-PyTorch submissions
+// under tests/runner/solutions, each with the result and the findings it must
+// get. Needs Debian's python3-torch (/usr/bin/python3); skips visibly without.
+#include "runner/run.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <string>
+
+namespace fs = std::filesystem;
+using kaudit::runner::RunOptions;
+using nlohmann::json;
+
+namespace {
+
+const fs::path kTests = KAUDIT_RUNNER_TESTS;
+
+bool have_torch() {
+  static const bool ok = std::system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") == 0;
+  return ok;
+}
+
+RunOptions options(const std::string& problem, const std::string& solution) {
+  RunOptions o;
+  o.problem = kTests / "problems" / problem;
+  o.solution = kTests / "solutions" / solution;
+  o.device = "cpu";
+  o.python = "/usr/bin/python3";
+  o.harness = KAUDIT_HARNESS_BUILD;
+  o.warmup = 2;
+  o.setup_timeout_s = 90;
+  o.phase_timeout_s = 60;
+  return o;
+}
+
+std::set<std::string> ids(const json& r) {
+  std::set<std::string> s;
+  for (const auto& f : r["findings"]) s.insert(f["id"].get<std::string>());
+  return s;
+}
+
+std::string describe(const json& r) {
+  json brief = {{"result", r["result"]}, {"error", r["error"]}, {"findings", r["findings"]}};
+  if (r.contains("result_reason")) brief["result_reason"] = r["result_reason"];
+  if (r.contains("submission_process")) brief["stderr_tail"] = r["submission_process"]["stderr_tail"];
+  return brief.dump(2);
+}
+
+#define SKIP_WITHOUT_TORCH() \
+  if (!have_torch()) GTEST_SKIP() << "no /usr/bin/python3 with torch (apt-get install python3-torch)"
+
+using Ids = std::set<std::string>;
+
+}  // namespace
+
+TEST(RunnerCpu, CleanSubmissionIsCorrectWithNoFindings) {
+  SKIP_WITHOUT_TORCH();
+  const json r = kaudit::runner::run_submission(options("linear_relu", "clean.py"));
+  EXPECT_EQ(r["schema"], "kaudit-run/1");
+  EXPECT_EQ(r["result"], "correct") << describe(r);
+  EXPECT_EQ(ids(r), Ids{}) << describe(r);
+  ASSERT_EQ(r["correctness"].size(), 2u);
+  EXPECT_EQ(r["correctness"][0]["cases"].size(), 5u);  // 3 seeds, 2 stress scales
+  ASSERT_EQ(r["timing"].size(), 2u);
+  for (const char* mode : {"bench", "fresh", "rewrite"}) {
+    const json& m = r["timing"][1]["modes"][mode];
+    EXPECT_EQ(m["n"], 6) << mode;  // num_perf_trials from problem.yaml
+    EXPECT_TRUE(m["samples_passed"].get<bool>()) << mode;
+    EXPECT_GT(m["median_ms"].get<double>(), 0) << mode;
+    EXPECT_GT(m["tflops"].get<double>(), 0) << mode;
+  }
+  // flops_formula with the shape's values: 2*96*192*192 + 2*96*192.
+  EXPECT_DOUBLE_EQ(r["timing"][1]["work"]["flops"].get<double>(), 2.0 * 96 * 192 * 192 + 2.0 * 96 * 192);
+  for (const auto& f : r["problem_files"]) EXPECT_EQ(f["status"], "unchanged");
+}
+
+TEST(RunnerCpu, KernelBenchFormatRunsUnchanged) {
+  SKIP_WITHOUT_TORCH();
+  auto o = options("kb_softplus", "kb_softplus_clean.py");
+  o.modes = {"bench", "fresh"};
+  const json r = kaudit::runner::run_submission(o);
+  EXPECT_EQ(r["problem"]["format"], "kernelbench");
+  EXPECT_EQ(r["result"], "correct") << describe(r);
+  EXPECT_EQ(ids(r), Ids{}) << describe(r);
+  EXPECT_EQ(r["timing"][0]["modes"]["bench"]["n"], 10);  // no num_perf_trials: the CPU default
+}
+
+TEST(RunnerCpu, CacheOnIdentityIsWrongAfterRewrite) {
+  SKIP_WITHOUT_TORCH();
+  const json r = kaudit::runner::run_submission(options("linear_relu", "cache_identity.py"));
+  EXPECT_EQ(r["result"], "incorrect") << describe(r);
+  const auto got = ids(r);
+  EXPECT_TRUE(got.count("output-cached-on-identity")) << describe(r);
+  EXPECT_TRUE(got.count("speedup-vanishes-with-fresh-inputs")) << describe(r);
+  EXPECT_TRUE(got.count("output-reused")) << describe(r);  // the cached tensor itself, every bench call
+  EXPECT_FALSE(got.count("work-skipped-on-repeat")) << describe(r);
+  EXPECT_TRUE(r["correctness"][0]["passed"].get<bool>());
+  EXPECT_TRUE(r["timing"][0]["modes"]["fresh"]["samples_passed"].get<bool>());
+  EXPECT_FALSE(r["timing"][0]["modes"]["rewrite"]["samples_passed"].get<bool>());
+  EXPECT_EQ(r["timing"][0]["modes"]["rewrite"]["version_counters_moved"], 0);
+}
+
+TEST(RunnerCpu, WorkSkippedAfterWarmup) {
+  SKIP_WITHOUT_TORCH();
+  const json r = kaudit::runner::run_submission(options("linear_relu", "skip_after_warmup.py"));
+  EXPECT_EQ(r["result"], "incorrect") << describe(r);
+  EXPECT_EQ(ids(r), Ids{"work-skipped-on-repeat"}) << describe(r);
+}
+
+TEST(RunnerCpu, RightOnlyWhenNotTimed) {
+  SKIP_WITHOUT_TORCH();
+  const json r = kaudit::runner::run_submission(options("linear_relu", "untimed_only.py"));
+  EXPECT_EQ(r["result"], "incorrect") << describe(r);
+  EXPECT_EQ(ids(r), Ids{"correct-only-untimed"}) << describe(r);
+}
+
+TEST(RunnerCpu, InputMutationIsFound) {
+  SKIP_WITHOUT_TORCH();
+  const json r = kaudit::runner::run_submission(options("linear_relu", "mutate_inputs.py"));
+  EXPECT_EQ(r["result"], "correct") << describe(r);  // right on the inputs it was given
+  EXPECT_EQ(ids(r), Ids{"input-mutated"}) << describe(r);
+  EXPECT_EQ(r["correctness"][0]["cases"][0]["inputs_mutated"], json::array({0}));
+}
+
+TEST(RunnerCpu, OutputAliasingAnInputIsFound) {
+  SKIP_WITHOUT_TORCH();
+  const json r = kaudit::runner::run_submission(options("linear_relu", "alias_output.py"));
+  EXPECT_EQ(r["result"], "correct") << describe(r);
+  EXPECT_EQ(ids(r), (Ids{"output-aliases-input", "input-mutated"})) << describe(r);
+}
+
+TEST(RunnerCpu, ChangedProblemFileIsFound) {
+  SKIP_WITHOUT_TORCH();
+  const json r = kaudit::runner::run_submission(options("linear_relu", "change_problem_file.py"));
+  EXPECT_EQ(ids(r), Ids{"problem-file-changed"}) << describe(r);
+  bool changed = false;
+  for (const auto& f : r["problem_files"])
+    if (f["path"] == "shapes.py") changed = f["status"] == "changed";
+  EXPECT_TRUE(changed) << r["problem_files"].dump();
+  // The original problem folder is untouched.
+  std::ifstream in(kTests / "problems/linear_relu/shapes.py");
+  std::string text((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_EQ(text.find("SHAPES[:1]"), std::string::npos);
+}
+
+TEST(RunnerCpu, CrashIsAnErrorWithTheSignal) {
+  SKIP_WITHOUT_TORCH();
+  auto o = options("linear_relu", "crash.py");
+  o.keep_temp = true;  // and --keep-temp keeps the working folder
+  const json r = kaudit::runner::run_submission(o);
+  EXPECT_EQ(r["result"], "error");
+  EXPECT_EQ(r["error"]["phase"], "correctness") << describe(r);
+  EXPECT_NE(r["error"]["reason"].get<std::string>().find("SIGSEGV"), std::string::npos) << describe(r);
+  EXPECT_EQ(ids(r), Ids{}) << describe(r);
+  ASSERT_TRUE(r.contains("temp_dir"));
+  const fs::path dir = r["temp_dir"].get<std::string>();
+  EXPECT_TRUE(fs::exists(dir / "work" / "solution.py"));
+  EXPECT_TRUE(fs::exists(dir / "work" / "reference.py"));
+  fs::remove_all(dir);
+}
+
+TEST(RunnerCpu, HangIsKilledWithItsProcessGroup) {
+  SKIP_WITHOUT_TORCH();
+  auto o = options("linear_relu", "hang.py");
+  o.phase_timeout_s = 4;
+  const auto start = std::chrono::steady_clock::now();
+  const json r = kaudit::runner::run_submission(o);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(60));
+  EXPECT_EQ(r["result"], "error");
+  EXPECT_NE(r["error"]["reason"].get<std::string>().find("timed out"), std::string::npos) << describe(r);
+  // The helper the submission started went with the group.
+  std::smatch m;
+  const std::string out = r["submission_process"]["stdout_tail"];
+  ASSERT_TRUE(std::regex_search(out, m, std::regex("helper pid (\\d+)"))) << out;
+  const fs::path stat = fs::path("/proc") / m[1].str() / "stat";
+  if (fs::exists(stat)) {
+    std::ifstream in(stat);
+    std::string line;
+    std::getline(in, line);
+    // Still listed only as a zombie awaiting its new parent.
+    EXPECT_NE(line.find(") Z"), std::string::npos) << line;
+  }
+}
+
+TEST(RunnerCpu, EarlyExitWithFakePassIsAnError) {
+  SKIP_WITHOUT_TORCH();
+  const json r = kaudit::runner::run_submission(options("linear_relu", "fake_pass.py"));
+  EXPECT_EQ(r["result"], "error");
+  EXPECT_NE(r["error"]["reason"].get<std::string>().find("exit status 0"), std::string::npos) << describe(r);
+  EXPECT_EQ(ids(r), Ids{"exited-before-results"}) << describe(r);
+  EXPECT_NE(r["submission_process"]["stdout_tail"].get<std::string>().find("PASS"), std::string::npos);
+}
+
+TEST(RunnerCpu, SysExitAtImportIsAnError) {
+  SKIP_WITHOUT_TORCH();
+  const json r = kaudit::runner::run_submission(options("linear_relu", "exit_at_import.py"));
+  EXPECT_EQ(r["result"], "error");
+  EXPECT_EQ(r["error"]["phase"], "import") << describe(r);
+  EXPECT_EQ(ids(r), Ids{"exited-before-results"}) << describe(r);
+}
+
+TEST(RunnerCpu, ImportErrorIsAnErrorAndLeavesNoTemporaryFiles) {
+  SKIP_WITHOUT_TORCH();
+  // A private TMPDIR: no kaudit-run-* folder may be left in it.
+  const fs::path tmp = fs::temp_directory_path() / ("kaudit-test-" + std::to_string(::getpid()));
+  fs::create_directories(tmp);
+  setenv("TMPDIR", tmp.c_str(), 1);
+  const json r = kaudit::runner::run_submission(options("linear_relu", "import_error.py"));
+  unsetenv("TMPDIR");
+  EXPECT_EQ(r["result"], "error");
+  EXPECT_EQ(r["error"]["phase"], "import");
+  EXPECT_NE(r["error"]["reason"].get<std::string>().find("a_module_that_does_not_exist"), std::string::npos)
+      << describe(r);
+  EXPECT_TRUE(fs::is_empty(tmp));
+  fs::remove_all(tmp);
+}
+
+TEST(RunnerCpu, SubclassOutputAndMegabytesOfOutput) {
+  SKIP_WITHOUT_TORCH();
+  auto o = options("linear_relu", "noisy_subclass.py");
+  o.modes = {"bench"};
+  const json r = kaudit::runner::run_submission(o);
+  EXPECT_EQ(r["result"], "correct") << describe(r);  // the bytes are right
+  EXPECT_EQ(ids(r), Ids{"disguised-output"}) << describe(r);
+  // Megabytes printed: the runner keeps a capped head and tail.
+  EXPECT_LT(r["submission_process"]["stdout_tail"].get<std::string>().size(), 5000u);
+}

@@ -1,0 +1,5 @@
+# sys.exit(0) while being imported.
+import sys
+
+print("PASS")
+sys.exit(0)
