@@ -46,8 +46,8 @@ void finding(std::ostringstream& o, const Submission& s, const FindingView& f, s
     << " confidence): " << md(f.message);
   if (const std::string where = location(f); !where.empty()) o << " — at " << md(where);
   switch (evidence_of(s, f)) {
-    case EvidenceKind::timing: o << " — evidence: bench against fresh, below"; break;
-    case EvidenceKind::kernels: o << " — evidence: kernels and GPU time by library, below"; break;
+    case EvidenceKind::timing: o << " — evidence: [bench against fresh](#" << s.anchor << "-timing)"; break;
+    case EvidenceKind::kernels: o << " — evidence: [kernels that ran](#" << s.anchor << "-kernels)"; break;
     default: break;
   }
   o << "\n";
@@ -85,7 +85,7 @@ void submission(std::ostringstream& o, const Submission& s) {
     for (const auto& f : s.deciding) finding(o, s, f, ++n);
   }
 
-  o << "\n### Bench against fresh\n\n";
+  o << "\n<a id=\"" << s.anchor << "-timing\"></a>\n\n### Bench against fresh\n\n";
   if (s.timing.empty()) {
     o << "No timing: " << (s.has_run ? "the run recorded none" : "no run document") << ".\n";
   } else {
@@ -101,7 +101,7 @@ void submission(std::ostringstream& o, const Submission& s) {
       << " (bold) means the speed depends on reusing the same inputs.\n";
   }
 
-  o << "\n### GPU time by library\n\n";
+  o << "\n<a id=\"" << s.anchor << "-kernels\"></a>\n\n### GPU time by library\n\n";
   if (s.libraries.empty()) {
     o << "Not available: " << (s.has_trace || s.trace_status == "ok" ? "the trace holds no kernel time" : "no trace")
       << ".\n";

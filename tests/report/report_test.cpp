@@ -117,6 +117,9 @@ TEST(Report, LibraryKernelsAndTheirShareAreShown) {
   EXPECT_NE(page.find("source line 9"), std::string::npos);
   const std::string md = batch().md;
   EXPECT_NE(md.find("| cuBLASLt | library |"), std::string::npos);
+  EXPECT_NE(md.find("evidence: [kernels that ran](#s-w4a16-gemm-cheat-getattr-folded-matmul-kernels)"),
+            std::string::npos);
+  EXPECT_NE(md.find("<a id=\"s-w4a16-gemm-cheat-getattr-folded-matmul-kernels\"></a>"), std::string::npos);
   EXPECT_NE(md.find("→  9 | _product = getattr(torch, _OP)"), std::string::npos) << "source in a code block";
 }
 
