@@ -356,7 +356,13 @@ void read_submission(Submission& s, const json& summary, const fs::path& out_dir
   read_timing(s, verdict ? &*verdict : nullptr, run ? &*run : nullptr);
   read_trace(s, trace ? &*trace : nullptr, run ? &*run : nullptr);
 
-  if (const auto src = find_source(s.path, summary, out_dir)) {
+  std::optional<fs::path> src;
+  try {
+    src = find_source(s.path, summary, out_dir);
+  } catch (const fs::filesystem_error&) {
+    // The current folder is gone, or a path is unreadable: no source lines.
+  }
+  if (src) {
     const auto lines = read_lines(*src);
     s.source_shown = src->string();
     for (auto& f : s.deciding) attach_excerpt(f, lines, s.path);
