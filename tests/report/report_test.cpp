@@ -23,8 +23,9 @@ std::string slurp(const fs::path& p) {
 // A writable copy of a fixture batch, rendered from the repository root
 // (where the submissions' relative source paths resolve).
 struct Rendered {
-  fs::path dir;
+  fs::path dir;  // removed once read
   std::string md, html;
+  bool wrote_md = false, wrote_html = false, left_tmp = false;
 };
 
 Rendered render(const std::string& fixture) {
@@ -34,8 +35,12 @@ Rendered render(const std::string& fixture) {
   fs::remove_all(r.dir);
   fs::copy(fs::path(KAUDIT_REPORT_FIXTURES) / fixture, r.dir, fs::copy_options::recursive);
   write_reports(r.dir);
+  r.wrote_md = fs::is_regular_file(r.dir / "report.md");
+  r.wrote_html = fs::is_regular_file(r.dir / "report.html");
+  r.left_tmp = fs::exists(r.dir / "report.html.tmp") || fs::exists(r.dir / "report.md.tmp");
   r.md = slurp(r.dir / "report.md");
   r.html = slurp(r.dir / "report.html");
+  fs::remove_all(r.dir);
   return r;
 }
 
@@ -55,9 +60,9 @@ std::string page_of(const std::string& html, const std::string& anchor) {
 
 TEST(Report, WritesBothFilesForTheFixtureBatch) {
   const auto& r = batch();
-  EXPECT_TRUE(fs::is_regular_file(r.dir / "report.md"));
-  EXPECT_TRUE(fs::is_regular_file(r.dir / "report.html"));
-  EXPECT_FALSE(fs::exists(r.dir / "report.html.tmp"));
+  EXPECT_TRUE(r.wrote_md);
+  EXPECT_TRUE(r.wrote_html);
+  EXPECT_FALSE(r.left_tmp);
   EXPECT_EQ(r.html.rfind("<!DOCTYPE html>", 0), 0u);
   EXPECT_NE(r.html.find("</html>"), std::string::npos);
 }
