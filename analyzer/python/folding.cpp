@@ -339,7 +339,10 @@ bool Module::Impl::fold_string(TSNode n, FoldContext& ctx, Folded& out) const {
         std::optional<long long> iv = simple ? fold_int(e, strict) : std::nullopt;
         if (iv) {
           piece.append_text(std::to_string(*iv), line_of(e));
-        } else if (!simple || !fold_string(e, ctx, piece)) {
+        } else if (!simple || !fold_string(e, strict, piece)) {
+          // In an embedded source the expression's text reads better than
+          // nothing: `int n = {N};` stays `int n = N;`.
+          if (ctx.exhausted()) return false;
           piece = Folded{};
           if (!unknown_part(ctx, piece, text(e), line_of(e))) return false;
         }
@@ -445,7 +448,7 @@ bool Module::Impl::fold_string(TSNode n, FoldContext& ctx, Folded& out) const {
     std::vector<int> chain;
     if (!value_chain(n, chain)) {
       // Class.X and self.X are tried above; anything else is unknown.
-      return unknown_part(ctx, out, t == "identifier" ? text(n) : std::string_view(), line);
+      return unknown_part(ctx, out, "", line);
     }
     for (int b : chain)
       if (std::find(ctx.active.begin(), ctx.active.end(), b) != ctx.active.end()) return false;  // a cycle
@@ -465,7 +468,7 @@ bool Module::Impl::fold_string(TSNode n, FoldContext& ctx, Folded& out) const {
         // Small values only: large ones reach the size limit before they can multiply.
         if (ok && piece.text.size() <= kMaxMemoBytes) ctx.sh->memo.emplace(key, piece);
       }
-      if (!ok) return ctx.exhausted() ? false : unknown_part(ctx, out, t == "identifier" ? text(n) : "", line);
+      if (!ok) return ctx.exhausted() ? false : unknown_part(ctx, out, "", line);
       res.append(piece);
       if (res.text.size() > kMaxFoldBytes) return give_up(ctx);
     }

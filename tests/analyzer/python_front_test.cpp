@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <random>
 #include <thread>
 #include <string>
 
@@ -1106,6 +1107,54 @@ TEST(PythonFrontSpeed, TritonSolutionWellUnderTwentyMilliseconds) {
               median, times.back());
   RecordProperty("triton_parse_median_ms", std::to_string(median));
   EXPECT_LT(median, 20.0);
+}
+
+
+const char* kLoadInlineSolution = R"PY(import torch
+from torch.utils.cpp_extension import load_inline as li
+SRC = f"""
+__global__ void k(float* x) {{ x[0] = {1 + 2}; }}
+""" + "\n// tail\n"
+m = li("m", cpp_sources=["int a;", SRC], cuda_sources=SRC.format())
+mm = getattr(torch, "mat" "mul")
+class ModelNew(torch.nn.Module):
+    def forward(self, x):
+        return mm(x, x)
+)PY";
+
+TEST(PythonFrontRobustness, MutatedSourcesNeverCrash) {
+  // Deterministic mutations (bytes, tokens that open strings and brackets,
+  // cuts, duplicated spans) of realistic solutions; every query on every
+  // node must return, and embedded line maps must stay whole.
+  const std::string bases[] = {kTritonSolution, kLoadInlineSolution};
+  const char* tokens[] = {"(", ")", "[", "{", "}", "\"", "'''", "f\"", "\\", "\n", "    ", ":", "=", "+", "lambda ",
+                          "def ", "class ", "import ", " as ", "getattr(", "self.", "global ", "\xef\xbd\x94", "{{"};
+  std::mt19937 rng(20240611);
+  size_t answers = 0;
+  for (const std::string& base : bases)
+    for (int i = 0; i < 60; ++i) {
+      std::string t = base;
+      for (int k = 1 + static_cast<int>(rng() % 6); k > 0 && !t.empty(); --k) {
+        size_t pos = rng() % t.size();
+        switch (rng() % 4) {
+          case 0: t[pos] = static_cast<char>(rng()); break;
+          case 1: t.insert(pos, tokens[rng() % (sizeof tokens / sizeof *tokens)]); break;
+          case 2: t.erase(pos, rng() % 64); break;
+          case 3: t.insert(pos, t.substr(rng() % t.size(), rng() % 200)); break;
+        }
+      }
+      make_valid_utf8(t);
+      auto m = parse(t);
+      m->walk([&](Node n) {
+        answers += m->qualified_name(n).has_value() + m->constant_string(n).has_value() + m->constant_int(n).has_value();
+        return true;
+      });
+      for (const auto& e : m->embedded_sources())
+        ASSERT_EQ(e.file.origin_lines.size(),
+                  static_cast<size_t>(std::count(e.file.text.begin(), e.file.text.end(), '\n')) + 1);
+      answers += m->calls().size() + m->functions().size();
+    }
+  EXPECT_GT(answers, 0u);
 }
 
 }  // namespace
