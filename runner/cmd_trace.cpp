@@ -185,6 +185,7 @@ int trace_command(const TraceOptions& opt, std::vector<std::string> command) {
 
 void add_trace_command(CLI::App& app, int& exit_code) {
   auto opt = std::make_shared<TraceOptions>();
+  auto command = std::make_shared<std::vector<std::string>>();
   CLI::App* sub = app.add_subcommand(
       "trace", "Run a command under the CUPTI tracer: every kernel, who launched it, in which call");
   sub->add_option("-o,--output", opt->output, "Write the trace document (kaudit-trace/1 JSON) here");
@@ -196,8 +197,8 @@ void add_trace_command(CLI::App& app, int& exit_code) {
   sub->add_flag("-q,--quiet", opt->quiet, "Print no summary");
   sub->footer("The command follows `--`. Exit status: 0 when the command exited 0, 1 when it failed or was killed,\n"
               "2 on a usage or I/O error. The summary goes to stderr.");
-  sub->prefix_command();
-  sub->callback([opt, sub, &exit_code] { exit_code = trace_command(*opt, sub->remaining()); });
+  sub->add_option("command", *command, "The command to trace and its arguments (after --)")->required();
+  sub->callback([opt, command, &exit_code] { exit_code = trace_command(*opt, *command); });
 }
 
 }  // namespace kaudit::runner

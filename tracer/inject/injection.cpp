@@ -29,6 +29,7 @@
 #include <chrono>
 #include <cctype>
 #include <condition_variable>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -36,6 +37,8 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
+#include <utility>
 #include <vector>
 
 #define KAUDIT_EXPORT extern "C" __attribute__((visibility("default")))
@@ -56,9 +59,17 @@ struct ApiInfo {
   uint16_t name = 0;  // index into g_api_names
 };
 
-std::vector<ApiInfo> g_runtime_api;
-std::vector<ApiInfo> g_driver_api;
-std::vector<std::string> g_api_names{""};
+// The tracer's state is never destroyed: CUPTI and other libraries' exit
+// code can call back into the tracer after its exit handler, and static
+// destructors would leave those calls with freed objects.
+template <typename T, typename... Args>
+T& immortal(Args&&... args) {
+  return *new T(std::forward<Args>(args)...);
+}
+
+std::vector<ApiInfo>& g_runtime_api = immortal<std::vector<ApiInfo>>();
+std::vector<ApiInfo>& g_driver_api = immortal<std::vector<ApiInfo>>();
+std::vector<std::string>& g_api_names = immortal<std::vector<std::string>>(1, std::string());
 
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
@@ -103,12 +114,13 @@ std::mutex g_launcher_mutex;
 std::mutex g_journal_mutex;
 std::mutex g_launch_mutex;
 
-JournalWriter g_journal;                 // guarded by g_journal_mutex
+JournalWriter& g_journal = immortal<JournalWriter>();  // guarded by g_journal_mutex
 std::atomic<int> g_journal_fd{-1};       // for the crash handler
 std::atomic<bool> g_injected{false};     // InitializeInjection ran
 std::atomic<int> g_status{0};            // kaudit_tracer_status()
 std::atomic<bool> g_activity{false};     // activity callbacks registered
-std::atomic<bool> g_finished{false};     // the end line was written
+std::atomic<bool> g_finished{false};     // the exit handler has begun
+std::atomic<bool> g_closed{false};       // the end line was written: records are no longer read
 bool g_cuda_forked_child = false;        // forked from a process that used CUDA
 CUpti_SubscriberHandle g_subscriber = nullptr;
 
@@ -124,10 +136,14 @@ struct LaunchRecord {
   uint64_t enter;
   uint64_t exit;
 };
-std::vector<LaunchRecord> g_launches;  // guarded by g_launch_mutex
+std::vector<LaunchRecord>& g_launches = immortal<std::vector<LaunchRecord>>();  // guarded by g_launch_mutex
 std::atomic<uint64_t> g_launch_count{0};
 
-std::unordered_map<uintptr_t, uint32_t> g_launcher_ids;  // guarded by g_launcher_mutex
+auto& g_launcher_ids = immortal<std::unordered_map<uintptr_t, uint32_t>>();  // guarded by g_launcher_mutex
+// Activity buffers this tracer handed to CUPTI (a second CUPTI client can
+// hand out its own, which must not be freed here).
+std::mutex g_buffers_mutex;
+auto& g_our_buffers = immortal<std::unordered_set<uint8_t*>>();
 uint32_t g_next_launcher = 1;
 
 std::atomic<uint32_t> g_current_call{0};
@@ -140,7 +156,7 @@ std::atomic<uint64_t> g_buffer_failures{0};
 pthread_t g_flusher{};
 bool g_flusher_running = false;
 std::mutex g_flusher_mutex;
-std::condition_variable g_flusher_cv;
+std::condition_variable& g_flusher_cv = immortal<std::condition_variable>();
 bool g_flusher_stop = false;
 unsigned g_flush_ms = 1000;
 
@@ -363,6 +379,12 @@ void on_resource(CUpti_CallbackId cbid, const CUpti_ResourceData* res) {
                   {"symbol", c.symbol}, {"chain", chain_json(c)}, {"ts", now()}});
       return;
     }
+    case CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING:
+      // Kernel records point at names that CUPTI frees with their module
+      // (Triton unloads its modules when Python exits): deliver the records
+      // of this module while their names are valid.
+      if (g_activity.load()) cuptiActivityFlushAll(0);
+      return;
     case CUPTI_CBID_RESOURCE_STREAM_CREATED: {
       uint32_t id = 0;
       if (cuptiGetStreamIdEx(res->context, res->resourceHandle.stream, 0, &id) != CUPTI_SUCCESS) return;
@@ -429,13 +451,31 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
 
 // ---------------------------------------------------------------- activity
 void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
-  *buffer = static_cast<uint8_t*>(std::aligned_alloc(8, kBufferBytes));
-  *size = *buffer != nullptr ? kBufferBytes : 0;
   *max_records = 0;
-  if (*buffer == nullptr) g_buffer_failures.fetch_add(1);
+  *buffer = g_closed.load() ? nullptr : static_cast<uint8_t*>(std::aligned_alloc(8, kBufferBytes));
+  *size = *buffer != nullptr ? kBufferBytes : 0;
+  if (*buffer == nullptr) {
+    if (!g_closed.load()) g_buffer_failures.fetch_add(1);
+    return;
+  }
+  std::lock_guard lock(g_buffers_mutex);
+  g_our_buffers.insert(*buffer);
+}
+
+void release_buffer(uint8_t* buffer) {
+  bool ours = false;
+  {
+    std::lock_guard lock(g_buffers_mutex);
+    ours = g_our_buffers.erase(buffer) != 0;
+  }
+  if (ours) std::free(buffer);
 }
 
 void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream, uint8_t* buffer, size_t, size_t valid) {
+  if (g_closed.load()) {  // after the end line: nothing more is read
+    release_buffer(buffer);
+    return;
+  }
   std::string out;
   out.reserve(valid);
   {
@@ -455,7 +495,7 @@ void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream, uint8_t* buff
     drain_launches_locked(out);
     g_journal.append(out);
   }
-  std::free(buffer);
+  release_buffer(buffer);
 }
 
 void* flusher_main(void*) {
@@ -489,7 +529,16 @@ void finish(const char* reason) {
   const int previous_call = static_cast<int>(g_current_call.exchange(0));
   if (!g_cuda_forked_child) {
     stop_flusher();
-    if (g_activity.load()) cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    if (g_activity.load()) {
+      // A second CUPTI client (torch.profiler) may have taken the buffer
+      // callbacks and be gone by now: take them back, so that what CUPTI
+      // still holds reaches this journal rather than a dead client.
+      cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
+      cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+      for (CUpti_ActivityKind kind : {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
+                                      CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_MARKER})
+        cuptiActivityDisable(kind);
+    }
   }
   std::lock_guard lock(g_journal_mutex);
   if (!g_journal.is_open()) return;
@@ -511,9 +560,20 @@ void finish(const char* reason) {
   g_journal.append(out);
   g_journal.close();
   g_journal_fd.store(-1);
+  g_closed.store(true);
 }
 
-void at_exit() { finish("exit"); }
+// on_exit() rather than atexit(): in a child forked from a CUDA process,
+// CUDA's and CUPTI's own exit handlers wait for threads that exist only in
+// the parent, so after writing its journal the child ends at once with the
+// status it was given (stdio flushed first).
+void at_exit(int status, void*) {
+  finish("exit");
+  if (g_cuda_forked_child) {
+    std::fflush(nullptr);
+    _exit(status);
+  }
+}
 
 constexpr std::array<int, 6> kFatalSignals = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTERM};
 std::array<struct sigaction, 6> g_previous_actions{};
@@ -602,7 +662,7 @@ void enable_callbacks() {
   for (CUpti_CallbackId id : runtime) cuptiEnableCallback(1, g_subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, id);
   for (CUpti_CallbackId id : driver) cuptiEnableCallback(1, g_subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id);
   for (CUpti_CallbackId id :
-       {CUPTI_CBID_RESOURCE_MODULE_LOADED, CUPTI_CBID_RESOURCE_STREAM_CREATED, CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED,
+       {CUPTI_CBID_RESOURCE_MODULE_LOADED, CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING, CUPTI_CBID_RESOURCE_STREAM_CREATED, CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED,
         CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED, CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED})
     cuptiEnableCallback(1, g_subscriber, CUPTI_CB_DOMAIN_RESOURCE, id);
 }
@@ -638,7 +698,7 @@ KAUDIT_EXPORT int InitializeInjection(void) {
     note("loss", "CUPTI refused the tracer's subscription (" + cupti_error(subscribed) +
                      "): another CUPTI client (Nsight Systems, a profiler, CUPTI as NVTX injection) came first; nothing "
                      "in this process is traced");
-    atexit(at_exit);
+    on_exit(at_exit, nullptr);
     return 1;
   }
   if (version != CUPTI_API_VERSION)
@@ -651,7 +711,7 @@ KAUDIT_EXPORT int InitializeInjection(void) {
   if (const CUptiResult r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed); r != CUPTI_SUCCESS) {
     g_status.store(-1);
     note("loss", "CUPTI refused the activity buffers (" + cupti_error(r) + "): no GPU records in this process");
-    atexit(at_exit);
+    on_exit(at_exit, nullptr);
     return 1;
   }
   g_activity.store(true);
@@ -667,7 +727,7 @@ KAUDIT_EXPORT int InitializeInjection(void) {
                                   CUPTI_ACTIVITY_KIND_MARKER})
     if (const CUptiResult r = cuptiActivityEnable(kind); r != CUPTI_SUCCESS)
       note("info", "CUPTI activity kind " + std::to_string(static_cast<int>(kind)) + " unavailable: " + cupti_error(r));
-  atexit(at_exit);
+  on_exit(at_exit, nullptr);
   install_crash_handlers();
   if (g_flush_ms > 0 && pthread_create(&g_flusher, nullptr, flusher_main, nullptr) == 0) g_flusher_running = true;
   return 1;

@@ -15,7 +15,8 @@ using nlohmann::json;
 // Demangling is slow and names repeat; the cache is used under the
 // journal lock (injection.cpp), so it needs no lock of its own.
 const std::string& demangled(const char* raw) {
-  static std::unordered_map<std::string, std::string> cache;
+  // Never destroyed: records can arrive while the process exits.
+  static auto& cache = *new std::unordered_map<std::string, std::string>();
   auto [it, inserted] = cache.try_emplace(raw);
   if (inserted) {
     int status = 0;
