@@ -110,6 +110,14 @@ struct Builder {
     return b && b->kind == Binding::Kind::self_param ? b->index : -1;
   }
 
+  // The class a name denotes, when it is a class defined here.
+  int named_class(TSNode obj, int scope, uint32_t pos) const {
+    obj = unparen(obj);
+    if (!is_type(obj, "identifier")) return -1;
+    const Binding* b = m.lookup(ident(obj), scope, pos, nullptr);
+    return b && b->kind == Binding::Kind::klass ? b->index : -1;
+  }
+
   // Binds every identifier of a target pattern as unknown, and self.X
   // attributes to nothing known.
   void bind_pattern_unknown(TSNode target, int scope, uint32_t pos) {
@@ -129,6 +137,7 @@ struct Builder {
 
   void bind_attribute(TSNode target, TSNode value, int scope, uint32_t pos) {
     int cls = self_class(field_of(target, "object"), scope, pos);
+    if (cls < 0) cls = named_class(field_of(target, "object"), scope, pos);  // ModelNew.op = torch.mm
     if (cls < 0) return;
     Binding b;
     b.kind = ts_node_is_null(value) ? Binding::Kind::unknown : Binding::Kind::value;
@@ -197,7 +206,7 @@ struct Builder {
     for (TSNode p : named_children_of(params)) {
       TSNode id = param_identifier(p);
       if (ts_node_is_null(id)) continue;
-      if (first && self_cls >= 0 && is_type(p, "identifier")) {
+      if (first && self_cls >= 0 && (is_type(p, "identifier") || is_type(p, "typed_parameter"))) {
         Binding b;
         b.kind = Binding::Kind::self_param;
         b.pos = 0;

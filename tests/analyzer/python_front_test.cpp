@@ -185,6 +185,13 @@ class ModelNew(nn.Module):
   EXPECT_EQ(c->qualified, "torch.matmul");
   EXPECT_EQ(c->method, "op");
   EXPECT_EQ(callee(*m, "self.lin("), "");
+  auto late = parse(R"(import torch
+class ModelNew(torch.nn.Module):
+    def forward(self: "ModelNew", x):
+        return self.op(x, x)
+ModelNew.op = torch.bmm
+)");
+  EXPECT_EQ(callee(*late, "self.op("), "torch.bmm");
   EXPECT_EQ(callee(*m, "nn.Linear"), "torch.nn.Linear");
 }
 
