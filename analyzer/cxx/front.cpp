@@ -573,7 +573,8 @@ class FactsVisitor : public RecursiveASTVisitor<FactsVisitor> {
   using Base = RecursiveASTVisitor<FactsVisitor>;
 
  public:
-  FactsVisitor(ASTContext& ctx, Collector& out) : ctx_(ctx), sm_(ctx.getSourceManager()), out_(out), policy_(ctx.getPrintingPolicy()) {
+  FactsVisitor(ASTContext& ctx, const Preprocessor* pp, Collector& out)
+      : ctx_(ctx), sm_(ctx.getSourceManager()), pp_(pp), out_(out), policy_(ctx.getPrintingPolicy()) {
     policy_.SuppressTagKeyword = true;
     policy_.SuppressScope = false;
     policy_.FullyQualifiedName = false;
@@ -619,6 +620,7 @@ class FactsVisitor : public RecursiveASTVisitor<FactsVisitor> {
     if (isa<ParmVarDecl>(vd) || vd->hasLocalStorage()) return true;
     if (vd->hasAttr<CUDASharedAttr>()) return true;  // shared memory tiles, not state
     if (vd->hasExternalStorage() && !vd->hasInit()) return true;
+    if (vd->isStaticDataMember() && vd->isThisDeclarationADefinition() == VarDecl::DeclarationOnly) return true;
     if (vd->isImplicit()) return true;
     if (vd->getTemplateSpecializationKind() == TSK_ImplicitInstantiation) return true;
     SourceLocation loc = sm_.getFileLoc(vd->getLocation());
@@ -631,7 +633,7 @@ class FactsVisitor : public RecursiveASTVisitor<FactsVisitor> {
     s.is_const = vd->getType().isConstQualified() || vd->isConstexpr();
     if (vd->hasAttr<CUDAConstantAttr>())
       s.cuda_space = "__constant__";
-    else if (vd->hasAttr<HIPManagedAttr>())
+    else if (vd->hasAttr<HIPManagedAttr>() || written_before_name(vd, "__managed__"))  // Clang drops 'managed' in CUDA
       s.cuda_space = "__managed__";
     else if (vd->hasAttr<CUDADeviceAttr>() && !vd->getAttr<CUDADeviceAttr>()->isImplicit())
       s.cuda_space = "__device__";
@@ -898,8 +900,26 @@ class FactsVisitor : public RecursiveASTVisitor<FactsVisitor> {
     return std::string(p, len);
   }
 
+  bool written_before_name(const VarDecl* vd, llvm::StringRef word) const {
+    SourceLocation b = sm_.getFileLoc(vd->getBeginLoc());
+    SourceLocation n = sm_.getFileLoc(vd->getLocation());
+    if (!sm_.isInMainFile(b) || sm_.getFileID(b) != sm_.getFileID(n) || sm_.getFileOffset(n) < sm_.getFileOffset(b))
+      return false;
+    bool invalid = false;
+    llvm::StringRef t = Lexer::getSourceText(CharSourceRange::getCharRange(b, n), sm_, ctx_.getLangOpts(), &invalid);
+    return !invalid && t.contains(word);
+  }
+
+  // The expression as written in the source; for an expression passed through
+  // nested macros (TORCH_CHECK_EQ(x.size(-1), 128)), its spelling.
   std::string text_of(const Expr* e) const {
     CharSourceRange r = Lexer::makeFileCharRange(CharSourceRange::getTokenRange(e->getSourceRange()), sm_, ctx_.getLangOpts());
+    if (r.isInvalid()) {
+      SourceLocation b = sm_.getSpellingLoc(e->getBeginLoc());
+      SourceLocation en = sm_.getSpellingLoc(e->getEndLoc());
+      if (sm_.isInMainFile(b) && sm_.isInMainFile(en) && sm_.getFileOffset(b) <= sm_.getFileOffset(en))
+        r = CharSourceRange::getTokenRange(b, en);
+    }
     if (r.isInvalid()) {
       SourceLocation b = sm_.getFileLoc(e->getBeginLoc());
       SourceLocation en = sm_.getFileLoc(e->getEndLoc());
@@ -925,10 +945,13 @@ class FactsVisitor : public RecursiveASTVisitor<FactsVisitor> {
     // From a header's macro: only an object-like macro that stands for the
     // name (#define cudaStreamAttrValue cudaLaunchAttributeValue) counts,
     // under both names.
-    if (!loc.isMacroID()) return;
+    if (!loc.isMacroID() || !pp_) return;
     CharSourceRange r = sm_.getImmediateExpansionRange(loc);
     if (r.getBegin() != r.getEnd() || !sm_.isInMainFile(r.getBegin())) return;
     std::string macro = token_at(r.getBegin());
+    const IdentifierInfo* id = macro.empty() ? nullptr : pp_->getIdentifierInfo(macro);
+    const MacroInfo* mi = id ? pp_->getMacroInfo(id) : nullptr;
+    if (!mi || mi->isFunctionLike() || mi->getNumTokens() != 1) return;
     out_.add_name({std::move(name), kind, line(file_loc)});
     if (!macro.empty()) out_.add_name({std::move(macro), kind, line(file_loc)});
   }
@@ -1009,7 +1032,7 @@ class FactsVisitor : public RecursiveASTVisitor<FactsVisitor> {
     if (!sm_.isInMainFile(file_loc)) return;
     SizeLiteral s;
     s.value = value;
-    s.compared_with = text_of(size_side);
+    s.compared_with = text_of(size_side->IgnoreParenImpCasts());
     s.line = line(file_loc);
     out_.add_size_literal(std::move(s));
   }
@@ -1069,6 +1092,36 @@ class FactsVisitor : public RecursiveASTVisitor<FactsVisitor> {
     return text_of(e);
   }
 
+  // The value last assigned to config.stream / config.hStream (or config->...)
+  // in the enclosing function, for a launch given &config or a pointer to it.
+  const Expr* config_stream(const Expr* arg) const {
+    const Expr* a = arg->IgnoreParenImpCasts();
+    if (const auto* uo = dyn_cast<UnaryOperator>(a); uo && uo->getOpcode() == UO_AddrOf)
+      a = uo->getSubExpr()->IgnoreParenImpCasts();
+    const auto* dre = dyn_cast<DeclRefExpr>(a);
+    if (!dre || frames_.empty() || !frames_.back().fn || !frames_.back().fn->getBody()) return nullptr;
+    const ValueDecl* config = dre->getDecl();
+    const Expr* found = nullptr;
+    std::vector<const Stmt*> work{frames_.back().fn->getBody()};
+    while (!work.empty()) {
+      const Stmt* st = work.back();
+      work.pop_back();
+      if (!st) continue;
+      if (const auto* bo = dyn_cast<BinaryOperator>(st); bo && bo->getOpcode() == BO_Assign) {
+        if (const auto* me = dyn_cast<MemberExpr>(bo->getLHS()->IgnoreParenImpCasts())) {
+          const auto* base = dyn_cast<DeclRefExpr>(me->getBase()->IgnoreParenImpCasts());
+          const auto* field = me->getMemberDecl();
+          if (base && base->getDecl() == config && field->getIdentifier() &&
+              (field->getName() == "stream" || field->getName() == "hStream"))
+            if (!found || sm_.isBeforeInTranslationUnit(found->getBeginLoc(), bo->getRHS()->getBeginLoc()))
+              found = bo->getRHS();
+        }
+      }
+      for (const Stmt* child : st->children()) work.push_back(child);
+    }
+    return found;
+  }
+
   void record_triple_chevron(const CUDAKernelCallExpr* k, SourceLocation file_loc) {
     KernelLaunch l;
     l.via = "<<<>>>";
@@ -1111,12 +1164,19 @@ class FactsVisitor : public RecursiveASTVisitor<FactsVisitor> {
     if (stream_arg >= 0 && static_cast<unsigned>(stream_arg) < e->getNumArgs()) {
       l.explicit_stream = explicit_stream(e->getArg(stream_arg));
       l.stream = stream_text(e->getArg(stream_arg));
+    } else if (stream_arg < 0 && e->getNumArgs() > 0) {
+      // cudaLaunchKernelEx(&config, ...): the stream is config.stream (hStream for the driver API).
+      if (const Expr* s = config_stream(e->getArg(0))) {
+        l.explicit_stream = explicit_stream(s);
+        l.stream = stream_text(s);
+      }
     }
     out_.add_launch(std::move(l), column(file_loc));
   }
 
   ASTContext& ctx_;
   SourceManager& sm_;
+  const Preprocessor* pp_;
   Collector& out_;
   PrintingPolicy policy_;
   std::vector<Frame> frames_;
@@ -1126,8 +1186,8 @@ class FactsVisitor : public RecursiveASTVisitor<FactsVisitor> {
 
 class FactsConsumer : public ASTConsumer {
  public:
-  FactsConsumer(Collector& out, Clock::time_point deadline, bool* stopped)
-      : out_(out), deadline_(deadline), stopped_(stopped) {}
+  FactsConsumer(const Preprocessor& pp, Collector& out, Clock::time_point deadline, bool* stopped)
+      : pp_(pp), out_(out), deadline_(deadline), stopped_(stopped) {}
 
   void Initialize(ASTContext& ctx) override { ctx_ = &ctx; }
   bool HandleTopLevelDecl(DeclGroupRef group) override {
@@ -1146,7 +1206,7 @@ class FactsConsumer : public ASTConsumer {
   void visit_all() {
     if (!ctx_ || visited_) return;
     visited_ = true;
-    FactsVisitor v(*ctx_, out_);
+    FactsVisitor v(*ctx_, &pp_, out_);
     const SourceManager& sm = ctx_->getSourceManager();
     for (Decl* d : decls_) {
       if (!d) continue;
@@ -1157,6 +1217,7 @@ class FactsConsumer : public ASTConsumer {
     out_.facts.parsed = true;
   }
 
+  const Preprocessor& pp_;
   Collector& out_;
   Clock::time_point deadline_;
   bool* stopped_;
@@ -1175,8 +1236,8 @@ class FactsAction : public ASTFrontendAction {
     ci.getPreprocessor().addPPCallbacks(std::make_unique<IncludeRecorder>(ci.getSourceManager(), out_, deadline_));
     return true;
   }
-  std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance&, llvm::StringRef) override {
-    return std::make_unique<FactsConsumer>(out_, deadline_, stopped_);
+  std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance& ci, llvm::StringRef) override {
+    return std::make_unique<FactsConsumer>(ci.getPreprocessor(), out_, deadline_, stopped_);
   }
 
  private:

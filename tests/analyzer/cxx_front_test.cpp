@@ -10,6 +10,7 @@
 #include <ctime>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -256,6 +257,64 @@ TEST(CxxFront, TimingOf150LinesBothPasses) {
             << " s wall, " << b.cpu << " s CPU; host pass only: " << h.wall << " s wall, " << h.cpu << " s CPU ("
             << calls << " calls)\n";
   EXPECT_LT(b.cpu, 2.0);
+}
+
+TEST(CxxFront, MiscFacts) {
+  const std::string text = read_input("misc_facts.cu");
+  Facts f = read_facts(cuda_source(text, "/nonexistent/dir/misc_facts.cu"));
+  dump(f);
+  EXPECT_TRUE(f.parsed);
+  for (const auto& e : f.errors) ADD_FAILURE() << "line " << e.line << ": " << e.message;
+  auto at = [&](std::string_view needle) { return line_of(text, needle); };
+
+  std::vector<std::string> kernels;
+  for (const auto& k : f.kernels) kernels.push_back(k.name);
+  EXPECT_EQ(kernels, (std::vector<std::string>{"c_kernel", "ext::scale"}));
+
+  std::map<std::string, const StaticVariable*> statics;
+  for (const auto& s : f.statics) statics[s.name] = &s;
+  ASSERT_TRUE(statics.count("ext::Cache::entries"));
+  EXPECT_EQ(statics["ext::Cache::entries"]->line, at("std::map<int64_t, at::Tensor> Cache::entries;"));
+  ASSERT_TRUE(statics.count("ext::Cache::hits"));
+  ASSERT_TRUE(statics.count("ext::d_counter"));
+  EXPECT_EQ(statics["ext::d_counter"]->cuda_space, "__device__");
+  ASSERT_TRUE(statics.count("ext::m_flag"));
+  EXPECT_EQ(statics["ext::m_flag"]->cuda_space, "__managed__");
+  ASSERT_TRUE(statics.count("once"));
+  EXPECT_TRUE(statics["once"]->function_local);
+  EXPECT_EQ(f.statics.size(), 5u) << "in-class declarations of static members are not counted twice";
+
+  EXPECT_TRUE(has_size_literal(f, 4096, "p.M", at("p.M == 4096")));
+  EXPECT_TRUE(has_size_literal(f, 4127, "N", at("N == 4127")));
+  EXPECT_TRUE(has_size_literal(f, 128, "x.size(-1)", at("TORCH_CHECK_EQ")));
+  EXPECT_TRUE(has_size_literal(f, 1 << 20, "x.numel()", at("x.numel()")));
+  EXPECT_TRUE(has_size_literal(f, 64, "batch", at("batch > 64")));
+
+  for (const char* api : {"cudaStreamCreateWithFlags", "cudaStreamBeginCapture", "cudaStreamEndCapture",
+                          "cudaGraphInstantiate", "cudaGraphLaunch", "std::call_once"})
+    EXPECT_NE(find_call(f, api), nullptr) << api;
+  const Call* mm = find_call(f, "mm", at("mm(x, x)"));
+  EXPECT_NE(mm, nullptr) << "a call through a variable holding at::mm";
+  EXPECT_TRUE(has_name(f, "at::mm", "function", at("&at::mm")));
+  EXPECT_TRUE(has_name(f, "cudaStreamCaptureModeGlobal", "enum"));
+
+  std::vector<std::string> launches;
+  for (const auto& l : f.launches)
+    launches.push_back(l.via + " " + l.kernel + (l.explicit_stream ? " explicit" : "") + " [" + l.stream + "]");
+  EXPECT_EQ(launches, (std::vector<std::string>{
+                          "<<<>>> ext::scale [cudaStreamPerThread]",
+                          "<<<>>> ext::scale explicit [side]",
+                          "cudaLaunchKernelEx ext::scale explicit [side]",
+                          "cuLaunchKernel fn [nullptr]",
+                      }));
+
+  bool half_to_float = false, float_to_half = false;
+  for (const auto& c : f.conversions) {
+    if (c.from_type == "c10::Half" && c.to_type == "float") half_to_float = true;
+    if (c.from_type == "float" && c.to_type == "c10::Half") float_to_half = true;
+  }
+  EXPECT_TRUE(half_to_float);
+  EXPECT_TRUE(float_to_half);
 }
 
 // --- bad input ----------------------------------------------------------------
