@@ -367,8 +367,12 @@ def run_submission(torch):
             with torch.no_grad():
                 model = problem.make_model(cls)
                 checks = OutputChecks(torch)
+                # Every case's inputs stay alive until the shape is done, so
+                # that no two calls of a shape see the same addresses.
+                held = []
                 for c in by_shape.get(i, []):
                     inputs = read_values(torch, c["inputs"], device)
+                    held.append(inputs)
                     poison(torch, 4 * tensor_bytes(torch, inputs))
                     tracer.begin("correctness", i, "", c["case"])
                     out = model(*inputs)
@@ -431,7 +435,7 @@ def run_submission(torch):
                     del kept
                     send("timing", shape=i, mode=mode, times_ms=times, samples=sampled,
                          counts=checks.counts, types=sorted(checks.types), versions_moved=versions_moved)
-                del model, base
+                del model, base, held
             if device == "cuda":
                 torch.cuda.empty_cache()
         tracer.flush()
