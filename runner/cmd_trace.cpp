@@ -41,6 +41,7 @@ struct TraceOptions {
   std::string families;
   std::string tracer_lib;
   std::string keep_journals;
+  std::string input;
   bool quiet = false;
 };
 
@@ -97,10 +98,33 @@ int run_traced(const std::vector<std::string>& command, const std::string& trace
   return status;
 }
 
+// Writes the trace document and the Chrome trace where asked, and prints
+// the summary. Returns 0, or 2 when a file cannot be written.
+int write_outputs(const TraceOptions& opt, const tracer::Trace& trace, const tracer::Families& families) {
+  int rc = 0;
+  try {
+    if (!opt.output.empty()) {
+      std::ofstream out(opt.output);
+      out << tracer::to_json(trace, &families).dump(1) << "\n";
+      if (!out) throw std::runtime_error("cannot write " + opt.output);
+    }
+    if (!opt.chrome.empty()) {
+      std::ofstream out(opt.chrome);
+      out << tracer::chrome_trace(trace, families).dump() << "\n";
+      if (!out) throw std::runtime_error("cannot write " + opt.chrome);
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "kaudit trace: " << e.what() << "\n";
+    rc = 2;
+  }
+  if (!opt.quiet) std::cerr << (opt.input.empty() ? "\n" : "") << tracer::text_summary(trace, families);
+  return rc;
+}
+
 int trace_command(const TraceOptions& opt, std::vector<std::string> command) {
   if (!command.empty() && command.front() == "--") command.erase(command.begin());
-  if (command.empty()) {
-    std::cerr << "kaudit trace: no command given (kaudit trace [options] -- COMMAND...)\n";
+  if (command.empty() == opt.input.empty()) {
+    std::cerr << "kaudit trace: give a command (kaudit trace [options] -- COMMAND...) or --input FILE, not both\n";
     return 2;
   }
   std::unique_ptr<tracer::Families> custom;
@@ -111,6 +135,14 @@ int trace_command(const TraceOptions& opt, std::vector<std::string> command) {
     return 2;
   }
   const tracer::Families& families = custom ? *custom : tracer::Families::builtin();
+  if (!opt.input.empty()) {
+    try {
+      return write_outputs(opt, tracer::load_trace_file(opt.input), families);
+    } catch (const std::exception& e) {
+      std::cerr << "kaudit trace: " << e.what() << "\n";
+      return 2;
+    }
+  }
   const std::optional<std::string> lib = find_tracer(opt.tracer_lib);
   if (!lib) {
     std::cerr << "kaudit trace: cannot find libkaudit_tracer.so (give --tracer-lib or set KAUDIT_TRACER_LIB)\n";
@@ -160,23 +192,8 @@ int trace_command(const TraceOptions& opt, std::vector<std::string> command) {
     trace.notes.push_back({"info", why});
   }
 
-  int rc = status == 0 ? 0 : 1;
-  try {
-    if (!opt.output.empty()) {
-      std::ofstream out(opt.output);
-      out << tracer::to_json(trace, &families).dump(1) << "\n";
-      if (!out) throw std::runtime_error("cannot write " + opt.output);
-    }
-    if (!opt.chrome.empty()) {
-      std::ofstream out(opt.chrome);
-      out << tracer::chrome_trace(trace, families).dump() << "\n";
-      if (!out) throw std::runtime_error("cannot write " + opt.chrome);
-    }
-  } catch (const std::exception& e) {
-    std::cerr << "kaudit trace: " << e.what() << "\n";
-    rc = 2;
-  }
-  if (!opt.quiet) std::cerr << "\n" << tracer::text_summary(trace, families);
+  int rc = write_outputs(opt, trace, families);
+  if (rc == 0 && status != 0) rc = 1;
   if (temporary) fs::remove_all(dir, ec);
   return rc;
 }
@@ -194,10 +211,13 @@ void add_trace_command(CLI::App& app, int& exit_code) {
       ->check(CLI::ExistingFile);
   sub->add_option("--tracer-lib", opt->tracer_lib, "Path of libkaudit_tracer.so (default: beside kaudit)");
   sub->add_option("--keep-journals", opt->keep_journals, "Keep the per-process journals in this folder");
+  sub->add_option("--input", opt->input,
+                  "Read a saved trace (document or journal) instead of running a command; write -o/--chrome from it")
+      ->check(CLI::ExistingFile);
   sub->add_flag("-q,--quiet", opt->quiet, "Print no summary");
   sub->footer("The command follows `--`. Exit status: 0 when the command exited 0, 1 when it failed or was killed,\n"
               "2 on a usage or I/O error. The summary goes to stderr.");
-  sub->add_option("command", *command, "The command to trace and its arguments (after --)")->required();
+  sub->add_option("command", *command, "The command to trace and its arguments (after --)");
   sub->callback([opt, command, &exit_code] { exit_code = trace_command(*opt, *command); });
 }
 

@@ -202,12 +202,13 @@ json to_json(const Marker& m) { return {{"id", m.id}, {"name", m.name}, {"domain
 GraphNode graph_node_from(const json& j) {
   return {get<uint64_t>(j, "node"),     get<uint32_t>(j, "graph"),       get<std::string>(j, "node_type"),
           get<uint32_t>(j, "corr"),     get<uint32_t>(j, "launcher"),    get<std::string>(j, "object"),
-          get<uint32_t>(j, "call")};
+          get<uint32_t>(j, "call"),     get<uint64_t>(j, "original")};
 }
 json to_json(const GraphNode& g) {
   json j = {{"node", g.node}, {"graph", g.graph}, {"node_type", g.node_type},
             {"corr", g.corr}, {"launcher", g.launcher}, {"call", g.call}};
   if (!g.object.empty()) j["object"] = g.object;
+  if (g.original != 0) j["original"] = g.original;
   return j;
 }
 
@@ -239,6 +240,7 @@ void join(Process& p, std::unordered_map<uint64_t, uint64_t>& clone_of) {
   for (const Launcher& l : p.launchers) next_id = std::max(next_id, l.id + 1);
   std::map<std::string, uint32_t> explicit_ids;
   for (GraphNode& g : p.graph_nodes) {
+    if (auto c = clone_of.find(g.node); c != clone_of.end()) g.original = c->second;
     if (g.launcher != 0 || g.object.empty()) continue;
     auto [it, inserted] = explicit_ids.try_emplace(g.object, next_id);
     if (inserted) p.launchers.push_back({next_id++, "graph node", g.object, "", "stack", {g.object}});
@@ -246,14 +248,22 @@ void join(Process& p, std::unordered_map<uint64_t, uint64_t>& clone_of) {
   }
   std::unordered_map<uint64_t, const GraphNode*> node_by_id;
   for (const GraphNode& g : p.graph_nodes) node_by_id[g.node] = &g;
+  // Instantiating a graph creates its executable nodes (no launch on the
+  // stack, so they name only the instantiating object) and reports each as
+  // a clone of a captured node: follow clones back to the node whose capture
+  // saw the launch, and fall back to the first node found.
   auto node_tag = [&](uint64_t id) -> const GraphNode* {
-    for (int hops = 0; hops < 16; ++hops) {  // follow clones back to the captured node
-      if (auto it = node_by_id.find(id); it != node_by_id.end()) return it->second;
+    const GraphNode* fallback = nullptr;
+    for (int hops = 0; hops < 16; ++hops) {
+      if (auto it = node_by_id.find(id); it != node_by_id.end()) {
+        if (it->second->corr != 0) return it->second;
+        if (fallback == nullptr) fallback = it->second;
+      }
       auto c = clone_of.find(id);
-      if (c == clone_of.end()) return nullptr;
+      if (c == clone_of.end()) break;
       id = c->second;
     }
-    return nullptr;
+    return fallback;
   };
   // The outermost launch API of a nested group (cudaLaunchKernel and the
   // cuLaunchKernel it made): GPU records may carry either id.

@@ -136,6 +136,7 @@ struct GraphNode {
   uint32_t launcher = 0;  // its launcher; 0 when added explicitly (then `object`)
   std::string object;
   uint32_t call = 0;      // the call during which the node was made
+  uint64_t original = 0;  // the node this one was cloned from (graph instantiation), 0 if none
 };
 
 struct Process {

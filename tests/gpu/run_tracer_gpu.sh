@@ -55,6 +55,14 @@ timeout 120 build-gpu/tests/tracer/tracer_model_test --gtest_color=no || failure
 tar czf "$OUT/tracer_fixtures.tgz" -C /tmp/fixtures .
 ls -la /tmp/fixtures
 
+# KAUDIT_GPU_QUICK=1: the tests and fixtures only (no example, no overhead).
+if [[ ${KAUDIT_GPU_QUICK:-0} == 1 ]]; then
+  step done
+  ((${#failures[@]})) && { echo "FAILED: ${failures[*]}"; exit 1; }
+  echo "all tracer GPU tests passed"
+  exit 0
+fi
+
 step "kaudit trace on the PyTorch/Triton script (the summary for docs/tracer.md)"
 timeout 120 build-gpu/kaudit trace -o /tmp/torch_app.json --chrome /tmp/torch_app.chrome.json -- \
   python3 tests/gpu/tracer_torch_app.py || failures+=(kaudit_trace_example)

@@ -132,7 +132,10 @@ inline void expect_cuda_app_trace(const Trace& t) {
 // PyTorch and Triton: cuBLASLt for matmul, libtorch_cuda for topk and
 // softmax, the Triton launcher for the Triton kernel, a graph replay that
 // keeps the launchers of the captured kernels, a side stream.
-inline void expect_torch_app_trace(const Trace& t) {
+// `replay_launchers`: check that replayed graph kernels keep the launchers of
+// their capture (false only for a document written before the model followed
+// node clones; documents store the joined launcher).
+inline void expect_torch_app_trace(const Trace& t, bool replay_launchers = true) {
   const Process& p = cuda_process(t);
   EXPECT_TRUE(p.complete()) << notes(p);
   for (const Note& n : p.notes) EXPECT_NE(n.level, "loss") << n.text;
@@ -166,8 +169,11 @@ inline void expect_torch_app_trace(const Trace& t) {
   EXPECT_EQ(library(p, *triton[0]).name, "Triton");
   EXPECT_EQ(library(p, *triton[0]).role, Role::own);
 
-  EXPECT_TRUE(kernels_in(p, call_id(p, "graph_capture")).empty())
-      << describe(p, kernels_in(p, call_id(p, "graph_capture")));
+  // Capturing runs nothing but torch's fills of its RNG state for graphs.
+  for (const Kernel* k : kernels_in(p, call_id(p, "graph_capture"))) {
+    EXPECT_EQ(family(*k), "fill") << describe(p, kernels_in(p, call_id(p, "graph_capture")));
+    EXPECT_EQ(k->graph, 0u);
+  }
   const auto replay = kernels_in(p, call_id(p, "graph_replay"));
   ASSERT_EQ(replay.size(), 2u) << describe(p, replay);
   std::set<std::string> replay_libs;
@@ -175,7 +181,8 @@ inline void expect_torch_app_trace(const Trace& t) {
     EXPECT_NE(k->graph, 0u);
     replay_libs.insert(library(p, *k).name);
   }
-  EXPECT_EQ(replay_libs, (std::set<std::string>{"libtorch_cuda", "Triton"})) << describe(p, replay);
+  if (replay_launchers)
+    EXPECT_EQ(replay_libs, (std::set<std::string>{"libtorch_cuda", "Triton"})) << describe(p, replay);
 
   const auto side = kernels_in(p, call_id(p, "side_stream"));
   ASSERT_EQ(side.size(), 1u) << describe(p, side);
