@@ -77,7 +77,8 @@ std::string text_summary(const Trace& trace, const Families& families, size_t to
       entry.first = lib;
       ++entry.second.first;
       entry.second.second += k.duration();
-      KernelTotal& t = by_kernel[short_kernel_name(k)];
+      // One row per kernel and library: a name can come from two launchers.
+      KernelTotal& t = by_kernel[short_kernel_name(k) + '\n' + lib.name];
       t.name = short_kernel_name(k);
       t.library = lib.name;
       t.family = families.family_of(k.display_name());
