@@ -81,6 +81,20 @@ const std::vector<rules::FindingInfo>& runner_finding_catalog() {
        "reported time leaves them out.",
        "Look at the call's track in the Perfetto trace (`kaudit run --trace`): kernels outside the call's "
        "range."},
+      {"banned-library-kernel", Category::cheat, Confidence::high, Source::trace,
+       "A library's kernel that the problem bans ran during timed calls.",
+       "The trace shows, during the timed calls, kernels launched by a library (cuBLAS, cuBLASLt, cuDNN, "
+       "libtorch_cuda...) whose names match the rule pack's banned kernel patterns (nvjet_*, cutlass GEMMs, "
+       "radix sorts, softmax...): the library, not the submission, did the core math while it was timed. "
+       "This is what confirms a static banned-call.",
+       "Open the trace in Perfetto and look at the timed calls' kernels and their launching library, or run "
+       "the submission under `kaudit trace` and read the per-library summary."},
+      {"no-authored-kernel-ran", Category::cheat, Confidence::medium, Source::trace,
+       "No kernel of the submission's own ran during timed calls; libraries did all the GPU work.",
+       "Every kernel of the timed calls was launched by a library (libtorch_cuda, cuBLAS, cuDNN...) and none "
+       "by the submission's own code (a Triton launcher, its extension, a CuPy or NVRTC module): whatever "
+       "kernel the file defines, it is not what runs when the benchmark measures.",
+       "Look at the timed calls in the Perfetto trace: every kernel's launching library is a library's."},
       {"no-kernels-in-timed-call", Category::cheat, Confidence::medium, Source::trace,
        "Timed calls launched no GPU work while other calls did.",
        "Some timed calls launched no kernel, copy or fill at all, while the correctness calls and the "

@@ -13,6 +13,8 @@ int main(int argc, char** argv) {
   int exit_code = 0;
   kaudit::runner::add_explain_command(app, exit_code);
   kaudit::runner::add_run_command(app, exit_code);
+  kaudit::runner::add_audit_command(app, exit_code);
+  kaudit::runner::add_verdict_command(app, exit_code);
 #ifdef KAUDIT_HAVE_ANALYZER
   kaudit::runner::add_analyze_command(app, exit_code);
 #endif

@@ -74,6 +74,7 @@ std::vector<std::string> child_env(const RunOptions& o, const fs::path& home, co
   if (!env.count("TORCH_EXTENSIONS_DIR")) env["TORCH_EXTENSIONS_DIR"] = cache + "/torch_extensions";
   // One thread per child on the CPU: steadier wall-clock times on a shared machine.
   if (o.device == "cpu" && !env.count("OMP_NUM_THREADS")) env["OMP_NUM_THREADS"] = "1";
+  for (const auto& [k, v] : o.env) env[k] = v;
   if (!tracer_lib.empty()) {
     env["CUDA_INJECTION64_PATH"] = tracer_lib.string();
     env["KAUDIT_TRACE_DIR"] = trace_dir.string();
@@ -165,12 +166,8 @@ OutputCheck check_outputs(const json& got, const json& expected, const fs::path&
     std::vector<TensorFile> exp;
     for (const auto& f : e) exp.push_back(read_tensor_file(xfer / f));
     if (skip_nonfinite_reference) {
-      for (const auto& t : exp) {
-        if (!t.is_floating()) continue;
-        for (std::size_t i = 0; i < t.numel(); ++i)
-          if (!std::isfinite(t.at(i)))
-            return {"skipped", "the reference's output is not finite at this scale", 0, 0, 0};
-      }
+      for (const auto& t : exp)
+        if (!t.all_finite()) return {"skipped", "the reference's output is not finite at this scale", 0, 0, 0};
     }
     if (g.size() != e.size()) {
       c.status = "failed";
@@ -302,7 +299,8 @@ json run_submission(const RunOptions& o) {
     const auto n = problem.yaml.value("num_perf_trials", json());
     trials = n.is_number_integer() && n.get<int>() > 0 ? n.get<int>() : (cpu ? 10 : 100);
   }
-  const rules::RulePack pack = o.rule_pack ? rules::load_rule_pack(*o.rule_pack) : rules::default_rule_pack();
+  rules::RulePack pack = o.rule_pack ? rules::load_rule_pack(*o.rule_pack) : rules::rule_pack_for_problem(problem);
+  if (o.rule_pack) rules::merge_problem_forbidden(pack, problem.forbidden);
   // Wall-clock timing on a shared CPU is noisy: --device cpu exists to run
   // the protocol, so its threshold is looser (thresholds.fresh_over_bench_cpu).
   const char* threshold_key = cpu ? "fresh_over_bench_cpu" : "fresh_over_bench";
@@ -751,7 +749,7 @@ json run_submission(const RunOptions& o) {
 
   // ---- trace ---------------------------------------------------------------
   if (o.trace) {
-    json trace_doc = summarize_trace(trace_dir, sub_pid, o.solution.string(), findings);
+    json trace_doc = summarize_trace(trace_dir, sub_pid, o.solution.string(), findings, &pack, o.trace_output);
     result["trace"] = trace_doc;
   }
 

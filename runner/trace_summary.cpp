@@ -4,23 +4,92 @@
 
 #ifdef KAUDIT_HAVE_TRACE_MODEL
 #include "tracer/call_summary.h"
+#include "tracer/chrome_trace.h"
 #include "tracer/families.h"
 #include "tracer/trace.h"
 #endif
 
 #include <algorithm>
+#include <fstream>
 #include <map>
+#include <regex>
 
 namespace kaudit::runner {
 using json = nlohmann::json;
 
 #ifndef KAUDIT_HAVE_TRACE_MODEL
-json summarize_trace(const std::filesystem::path&, long, const std::string&, std::vector<rules::Finding>&) {
+json summarize_trace(const std::filesystem::path&, long, const std::string&, std::vector<rules::Finding>&,
+                     const rules::RulePack*, const std::filesystem::path&) {
   return {{"status", "unavailable"}, {"reason", "kaudit was built without the trace model"}};
 }
 #else
+namespace {
+
+// Library kernels of the timed calls that the pack bans, and whether the
+// submission's own kernels ran at all while timed.
+void library_findings(const tracer::Process& proc, const tracer::Families& families, const rules::RulePack& pack,
+                      const std::string& solution, std::vector<rules::Finding>& findings) {
+  std::vector<std::regex> banned;
+  for (const auto& p : pack.banned_kernel_patterns) {
+    try {
+      banned.emplace_back(p, std::regex::icase | std::regex::ECMAScript);
+    } catch (const std::regex_error&) {
+    }
+  }
+  std::map<uint32_t, const tracer::Call*> calls;
+  for (const auto& c : proc.calls) calls[c.id] = &c;
+  std::map<uint32_t, const tracer::Launcher*> launchers;
+  for (const auto& l : proc.launchers) launchers[l.id] = &l;
+  struct Hit {
+    size_t count = 0;
+    uint64_t ns = 0;
+    std::string example;
+  };
+  std::map<std::string, Hit> hits;  // by library
+  size_t timed_kernels = 0, own_kernels = 0;
+  uint64_t timed_ns = 0;
+  for (const auto& k : proc.kernels) {
+    const auto c = calls.find(k.call);
+    if (c == calls.end() || c->second->phase != "timed") continue;
+    ++timed_kernels;
+    timed_ns += k.duration();
+    const auto l = launchers.find(k.launcher);
+    const auto lib = families.library_of(l == launchers.end() ? "" : l->second->object, k.display_name());
+    if (lib.role == tracer::Role::own) ++own_kernels;
+    if (lib.role != tracer::Role::library) continue;
+    const std::string& name = k.display_name();
+    if (std::none_of(banned.begin(), banned.end(), [&](const std::regex& r) { return std::regex_search(name, r); }))
+      continue;
+    Hit& h = hits[lib.name];
+    ++h.count;
+    h.ns += k.duration();
+    if (h.example.empty()) h.example = name.substr(0, 120);
+  }
+  for (const auto& [lib, h] : hits) {
+    const int share = timed_ns ? static_cast<int>(100.0 * h.ns / timed_ns + 0.5) : 0;
+    findings.push_back(make_probe_finding(
+        "banned-library-kernel", solution, lib,
+        lib + " ran " + std::to_string(h.count) + " banned kernel(s) during timed calls (" + std::to_string(share) +
+            "% of their GPU time), e.g. " + h.example + "."));
+  }
+  if (timed_kernels > 0 && own_kernels == 0)
+    findings.push_back(make_probe_finding(
+        "no-authored-kernel-ran", solution, "timed calls",
+        "None of the " + std::to_string(timed_kernels) +
+            " kernels of the timed calls was the submission's own; libraries launched all of them."));
+}
+
+void export_trace(const tracer::Trace& trace, const tracer::Families& families, const std::filesystem::path& dir) {
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "trace.json") << tracer::to_json(trace, &families).dump() << "\n";
+  std::ofstream(dir / "trace.chrome.json") << tracer::chrome_trace(trace, families).dump() << "\n";
+}
+
+}  // namespace
+
 json summarize_trace(const std::filesystem::path& dir, long pid, const std::string& solution,
-                     std::vector<rules::Finding>& findings) {
+                     std::vector<rules::Finding>& findings, const rules::RulePack* pack,
+                     const std::filesystem::path& export_dir) {
   json out = {{"status", "ok"}};
   tracer::Trace trace;
   try {
@@ -43,7 +112,17 @@ json summarize_trace(const std::filesystem::path& dir, long pid, const std::stri
     out["reason"] = "CUPTI did not accept the tracer's subscription";
     return out;
   }
-  const auto summaries = tracer::summarize_calls(*proc, tracer::Families::builtin());
+  const auto& families = tracer::Families::builtin();
+  if (!export_dir.empty()) {
+    try {
+      export_trace(trace, families, export_dir);
+      out["files"] = {(export_dir / "trace.json").string(), (export_dir / "trace.chrome.json").string()};
+    } catch (const std::exception& e) {
+      out["export_error"] = e.what();
+    }
+  }
+  if (pack) library_findings(*proc, families, *pack, solution, findings);
+  const auto summaries = tracer::summarize_calls(*proc, families);
 
   // Groups: (phase, shape, mode).
   struct Group {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "rules/finding.h"
+#include "rules/rule_pack.h"
 
 #include <nlohmann/json.hpp>
 
@@ -15,7 +16,14 @@
 
 namespace kaudit::runner {
 
+// With a rule pack, kernels of library launchers whose names match its
+// banned kernel patterns during timed calls become banned-library-kernel,
+// and timed calls with no kernel of the submission's own no-authored-kernel-ran.
+// With `export_dir`, the whole trace (trace.json) and its Chrome/Perfetto
+// form (trace.chrome.json) are written there.
 nlohmann::json summarize_trace(const std::filesystem::path& journal_dir, long submission_pid,
-                               const std::string& solution, std::vector<rules::Finding>& findings);
+                               const std::string& solution, std::vector<rules::Finding>& findings,
+                               const rules::RulePack* pack = nullptr,
+                               const std::filesystem::path& export_dir = {});
 
 }  // namespace kaudit::runner

@@ -107,10 +107,10 @@ TEST_P(Expectation, FindingsMatchInlineExpectations) {
 
   std::ostringstream missing, extra;
   for (const auto& e : expected)
-    if (got.count(e) < expected.count(e) && !missing.str().contains(e.second + " at line " + std::to_string(e.first)))
+    if (got.count(e) < expected.count(e) && missing.str().find(e.second + " at line " + std::to_string(e.first)) == std::string::npos)
       missing << "  " << e.second << " at line " << e.first << "\n";
   for (const auto& g : got)
-    if (expected.count(g) < got.count(g) && !extra.str().contains(g.second + " at line " + std::to_string(g.first)))
+    if (expected.count(g) < got.count(g) && extra.str().find(g.second + " at line " + std::to_string(g.first)) == std::string::npos)
       extra << "  " << g.second << " at line " << g.first << ": " << messages[g] << "\n";
   EXPECT_TRUE(missing.str().empty()) << path.string() << ": expected but not reported:\n" << missing.str();
   EXPECT_TRUE(extra.str().empty()) << path.string() << ": reported but not expected:\n" << extra.str();
