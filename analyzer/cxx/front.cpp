@@ -66,6 +66,7 @@ constexpr const char* kRoot = "/kaudit";
 constexpr const char* kStubDir = "/kaudit/stubs";
 constexpr const char* kStandInDir = "/kaudit/standin";
 constexpr const char* kPreludePath = "/kaudit/prelude.cuh";
+constexpr const char* kCcclPreludePath = "/kaudit/prelude_cccl.cuh";  // the prelude, thrust and cub
 constexpr const char* kPchPath = "/kaudit/prelude.pch";
 
 enum class Pass { host, device };
@@ -127,6 +128,9 @@ Vfs make_vfs() {
   const auto prelude = stubs::prelude();
   v.memory->addFile(kPreludePath, 0,
                     llvm::MemoryBuffer::getMemBuffer(llvm::StringRef(prelude.data(), prelude.size()), kPreludePath));
+  v.memory->addFile(kCcclPreludePath, 0,
+                    llvm::MemoryBuffer::getMemBufferCopy(std::string(prelude) + std::string(stubs::cccl_prelude()),
+                                                         kCcclPreludePath));
   auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::vfs::getRealFileSystem());
   overlay->pushOverlay(v.memory);
   v.fs = llvm::makeIntrusiveRefCnt<StubFileSystem>(overlay, v.memory);
@@ -155,6 +159,9 @@ std::vector<std::string> base_args(Pass pass, const FrontOptions& options) {
       kStubDir,
       "-idirafter",
       kStandInDir,
+      // thrust, cub and libcu++ (CUDA 13 keeps them under include/cccl, which nvcc adds itself).
+      "-isystem",
+      options.cuda_path + "/include/cccl",
   };
   for (const auto& a : options.extra_args) args.push_back(a);
   return args;
@@ -165,14 +172,20 @@ std::vector<std::string> base_args(Pass pass, const FrontOptions& options) {
 
 class PchSink : public ASTConsumer {
  public:
-  PchSink(std::shared_ptr<PCHBuffer> buffer, std::string* out) : buffer_(std::move(buffer)), out_(out) {}
+  PchSink(std::shared_ptr<PCHBuffer> buffer, std::string* out, const SourceManager& sm)
+      : buffer_(std::move(buffer)), out_(out), sm_(sm) {}
   void HandleTranslationUnit(ASTContext&) override {
     if (buffer_->IsComplete) out_->assign(buffer_->Data.begin(), buffer_->Data.end());
   }
+  // Function bodies in headers are left out of the PCH, as clangd does for
+  // its preambles (constexpr functions and deduced return types are kept):
+  // facts come from the source only, so instantiating them is wasted time.
+  bool shouldSkipFunctionBody(Decl* d) override { return !sm_.isInMainFile(sm_.getFileLoc(d->getLocation())); }
 
  private:
   std::shared_ptr<PCHBuffer> buffer_;
   std::string* out_;
+  const SourceManager& sm_;
 };
 
 class BuildPchAction : public ASTFrontendAction {
@@ -182,6 +195,7 @@ class BuildPchAction : public ASTFrontendAction {
  protected:
   bool BeginSourceFileAction(CompilerInstance& ci) override {
     ci.getLangOpts().CompilingPCH = true;
+    ci.getFrontendOpts().SkipFunctionBodies = true;  // asks PchSink::shouldSkipFunctionBody
     return true;
   }
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance& ci, llvm::StringRef) override {
@@ -190,7 +204,7 @@ class BuildPchAction : public ASTFrontendAction {
     consumers.push_back(std::make_unique<PCHGenerator>(ci.getPreprocessor(), ci.getModuleCache(), kPchPath, "", buffer,
                                                        ci.getFrontendOpts().ModuleFileExtensions,
                                                        /*AllowASTWithErrors=*/false, /*IncludeTimestamps=*/false));
-    consumers.push_back(std::make_unique<PchSink>(buffer, out_));
+    consumers.push_back(std::make_unique<PchSink>(buffer, out_, ci.getSourceManager()));
     return std::make_unique<MultiplexConsumer>(std::move(consumers));
   }
   TranslationUnitKind getTranslationUnitKind() override { return TU_Prefix; }
@@ -270,12 +284,15 @@ bool write_file_atomically(const std::string& path, const std::string& data) {
   return !ec;
 }
 
-std::string pch_disk_path(Pass pass, const FrontOptions& options) {
+std::string pch_disk_path(Pass pass, bool cccl, const FrontOptions& options) {
   const std::string dir = pch_cache_dir(options);
   if (dir.empty()) return {};
-  std::string identity = getClangFullVersion();
+  // Bump kPchFormat whenever the way the prelude is precompiled changes.
+  constexpr const char* kPchFormat = "kaudit-pch-2";
+  std::string identity = std::string(kPchFormat) + '\0' + getClangFullVersion();
   identity += '\0';
   identity += stubs::prelude();
+  if (cccl) identity += stubs::cccl_prelude();
   for (const auto& h : stubs::headers()) {
     identity += '\0';
     identity += h.path;
@@ -285,7 +302,7 @@ std::string pch_disk_path(Pass pass, const FrontOptions& options) {
   for (const auto& a : base_args(pass, options)) identity += '\0' + a;
   if (auto v = read_file(options.cuda_path + "/version.json")) identity += *v;
   char name[64];
-  std::snprintf(name, sizeof name, "prelude-%s-%016llx.pch", pass == Pass::host ? "host" : "device",
+  std::snprintf(name, sizeof name, "prelude%s-%s-%016llx.pch", cccl ? "-cccl" : "", pass == Pass::host ? "host" : "device",
                 static_cast<unsigned long long>(std::hash<std::string>{}(identity)));
   return dir + "/" + name;
 }
@@ -293,16 +310,17 @@ std::string pch_disk_path(Pass pass, const FrontOptions& options) {
 std::mutex pch_mutex;
 std::map<std::string, PchEntry> pch_cache;
 
-std::string pch_key(Pass pass, const FrontOptions& options) {
+std::string pch_key(Pass pass, bool cccl, const FrontOptions& options) {
   std::string key = pass == Pass::host ? "host" : "device";
+  if (cccl) key += "+cccl";
   key += '\0' + options.cuda_path + '\0' + options.pch_cache_dir;
   for (const auto& a : options.extra_args) key += '\0' + a;
   return key;
 }
 
-void forget_pch(Pass pass, const FrontOptions& options) {
+void forget_pch(Pass pass, bool cccl, const FrontOptions& options) {
   std::lock_guard lock(pch_mutex);
-  auto& entry = pch_cache[pch_key(pass, options)];
+  auto& entry = pch_cache[pch_key(pass, cccl, options)];
   entry.tried = true;
   entry.data.reset();
   if (!entry.disk_path.empty()) {
@@ -311,13 +329,31 @@ void forget_pch(Pass pass, const FrontOptions& options) {
   }
 }
 
-std::shared_ptr<const std::string> prelude_pch(Pass pass, const FrontOptions& options) {
+// prelude[-cccl]-<pass>-<hash>.pch: other hashes of the same kind are stale.
+void remove_older_versions(const std::string& current) {
+  namespace fs = std::filesystem;
+  const fs::path cur(current);
+  const std::string name = cur.filename().string();
+  const auto dash = name.rfind('-');
+  if (dash == std::string::npos) return;
+  const std::string kind = name.substr(0, dash + 1);
+  std::error_code ec;
+  for (fs::directory_iterator it(cur.parent_path(), ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string other = it->path().filename().string();
+    if (other != name && other.rfind(kind, 0) == 0 && other.size() == name.size() && other.ends_with(".pch")) {
+      std::error_code ignored;
+      fs::remove(it->path(), ignored);
+    }
+  }
+}
+
+std::shared_ptr<const std::string> prelude_pch(Pass pass, bool cccl, const FrontOptions& options) {
   std::lock_guard lock(pch_mutex);
-  auto& entry = pch_cache[pch_key(pass, options)];
+  auto& entry = pch_cache[pch_key(pass, cccl, options)];
   if (entry.tried) return entry.data;
   entry.tried = true;
 
-  const std::string disk_path = pch_disk_path(pass, options);
+  const std::string disk_path = pch_disk_path(pass, cccl, options);
   if (!disk_path.empty()) {
     if (auto cached = read_file(disk_path); cached && !cached->empty()) {
       entry.data = std::make_shared<const std::string>(std::move(*cached));
@@ -331,7 +367,7 @@ std::shared_ptr<const std::string> prelude_pch(Pass pass, const FrontOptions& op
     Vfs vfs = make_vfs();
     llvm::IntrusiveRefCntPtr<FileManager> files(new FileManager(FileSystemOptions(), vfs.fs));
     auto args = base_args(pass, options);
-    args.push_back(kPreludePath);
+    args.push_back(cccl ? kCcclPreludePath : kPreludePath);
     CountingDiagnostics diags;
     tooling::ToolInvocation invocation(args, std::make_unique<BuildPchAction>(out.get()), files.get());
     invocation.setDiagnosticConsumer(&diags);
@@ -339,7 +375,10 @@ std::shared_ptr<const std::string> prelude_pch(Pass pass, const FrontOptions& op
   });
   if (ok && !out->empty()) {
     entry.data = out;
-    if (!disk_path.empty() && write_file_atomically(disk_path, *out)) entry.disk_path = disk_path;
+    if (!disk_path.empty() && write_file_atomically(disk_path, *out)) {
+      entry.disk_path = disk_path;
+      remove_older_versions(disk_path);
+    }
   }
   return entry.data;
 }
@@ -1201,6 +1240,14 @@ class FactsConsumer : public ASTConsumer {
     return true;
   }
   void HandleTranslationUnit(ASTContext&) override { visit_all(); }
+  // Bodies of functions in headers are not parsed (constexpr functions and
+  // deduced return types excepted, see Sema::canSkipFunctionBody): facts come
+  // from the source only, and a header outside the precompiled prelude
+  // (thrust, cub, cooperative groups) then costs its declarations only.
+  bool shouldSkipFunctionBody(Decl* d) override {
+    const SourceManager& sm = pp_.getSourceManager();
+    return !sm.isInMainFile(sm.getFileLoc(d->getLocation()));
+  }
 
  private:
   void visit_all() {
@@ -1233,6 +1280,7 @@ class FactsAction : public ASTFrontendAction {
 
  protected:
   bool BeginSourceFileAction(CompilerInstance& ci) override {
+    ci.getFrontendOpts().SkipFunctionBodies = true;  // asks FactsConsumer::shouldSkipFunctionBody
     ci.getPreprocessor().addPPCallbacks(std::make_unique<IncludeRecorder>(ci.getSourceManager(), out_, deadline_));
     return true;
   }
@@ -1265,7 +1313,7 @@ std::string main_file_path(const SourceFile& file) {
 
 // One pass over the source. Returns false when the PCH was rejected (the
 // caller retries without it).
-bool run_pass(const SourceFile& file, Pass pass, const FrontOptions& options, Collector& out,
+bool run_pass(const SourceFile& file, Pass pass, bool cccl, const FrontOptions& options, Collector& out,
               std::shared_ptr<const std::string> pch, Clock::time_point deadline) {
   bool pch_failed = false;
   bool stopped = false;
@@ -1281,7 +1329,7 @@ bool run_pass(const SourceFile& file, Pass pass, const FrontOptions& options, Co
       args.push_back(kPchPath);
     } else {
       args.push_back("-include");
-      args.push_back(kPreludePath);
+      args.push_back(cccl ? kCcclPreludePath : kPreludePath);
     }
     args.push_back(path);
     llvm::IntrusiveRefCntPtr<FileManager> files(new FileManager(FileSystemOptions(), vfs.fs));
@@ -1305,23 +1353,29 @@ bool run_pass(const SourceFile& file, Pass pass, const FrontOptions& options, Co
 
 Facts read_facts(const SourceFile& file, const FrontOptions& options) {
   try {
-    const auto start = Clock::now();
-    const auto deadline = start + std::chrono::milliseconds(std::max(1, options.time_limit_ms));
     std::vector<Pass> passes{Pass::host};
     if (file.language != Language::cpp && file.text.find("__CUDA_ARCH__") != std::string::npos)
       passes.push_back(Pass::device);
+    // thrust and cub are large: they get a precompiled prelude of their own,
+    // used only by sources that mention them.
+    const bool cccl = file.text.find("thrust") != std::string::npos || file.text.find("cub/") != std::string::npos ||
+                      file.text.find("cub.cuh") != std::string::npos;
     for (int attempt = 0; attempt < 2; ++attempt) {
       const bool use_pch = attempt == 0;
+      // The precompiled preludes first (built once, or read from disk), so
+      // that the time budget is the source's own.
+      std::vector<std::shared_ptr<const std::string>> pchs;
+      for (Pass pass : passes) pchs.push_back(use_pch ? prelude_pch(pass, cccl, options) : nullptr);
+      const auto deadline = Clock::now() + std::chrono::milliseconds(std::max(1, options.time_limit_ms));
       Collector out;
       bool rejected = false;
-      for (Pass pass : passes) {
-        if (pass == Pass::device && Clock::now() > deadline) {
+      for (size_t i = 0; i < passes.size(); ++i) {
+        if (passes[i] == Pass::device && Clock::now() > deadline) {
           out.add_error(0, "kaudit: the time budget of the C++ front was spent before the device pass");
           break;
         }
-        auto pch = use_pch ? prelude_pch(pass, options) : nullptr;
-        if (!run_pass(file, pass, options, out, pch, deadline)) {
-          forget_pch(pass, options);
+        if (!run_pass(file, passes[i], cccl, options, out, pchs[i], deadline)) {
+          forget_pch(passes[i], cccl, options);
           rejected = true;
           break;
         }

@@ -1449,4 +1449,15 @@ std::span<const Header> headers() {
 
 std::string_view prelude() { return kPrelude; }
 
+std::string_view cccl_prelude() {
+  return "#include <thrust/device_ptr.h>\n"
+         "#include <thrust/device_vector.h>\n"
+         "#include <thrust/execution_policy.h>\n"
+         "#include <thrust/reduce.h>\n"
+         "#include <thrust/scan.h>\n"
+         "#include <thrust/sort.h>\n"
+         "#include <thrust/transform.h>\n"
+         "#include <cub/cub.cuh>\n";
+}
+
 }  // namespace kaudit::analyzer::cxx::stubs

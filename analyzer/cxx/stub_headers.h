@@ -22,4 +22,7 @@ std::span<const Header> headers();
 // fp16/bf16/fp8 types, common standard headers and the torch stub.
 std::string_view prelude();
 
+// Added to the prelude for sources that use thrust or cub (a second PCH).
+std::string_view cccl_prelude();
+
 }  // namespace kaudit::analyzer::cxx::stubs

@@ -317,6 +317,21 @@ TEST(CxxFront, MiscFacts) {
   EXPECT_TRUE(float_to_half);
 }
 
+TEST(CxxFront, ThrustAndCubResolve) {
+  const std::string text = read_input("thrust_sort.cu");
+  auto t = std::chrono::steady_clock::now();
+  std::clock_t c = std::clock();
+  Facts f = read_facts(cuda_source(text));
+  std::cout << "read_facts(thrust_sort.cu): " << std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count()
+            << " s wall, " << double(std::clock() - c) / CLOCKS_PER_SEC << " s CPU\n";
+  dump(f);
+  EXPECT_TRUE(f.parsed);
+  for (const auto& e : f.errors) ADD_FAILURE() << "line " << e.line << ": " << e.message;
+  for (const auto& i : f.includes) EXPECT_TRUE(i.found) << i.header;
+  EXPECT_NE(find_call(f, "thrust::sort", line_of(text, "thrust::sort")), nullptr);
+  EXPECT_NE(find_call(f, "cub::DeviceRadixSort::SortKeys", line_of(text, "SortKeys")), nullptr);
+}
+
 // --- bad input ----------------------------------------------------------------
 
 TEST(CxxFront, MissingHeaderIsEmptyAndRecorded) {
