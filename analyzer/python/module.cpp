@@ -86,7 +86,9 @@ std::string_view Module::Impl::text(TSNode n) const {
 Module::Module(SourceFile file) : file_(std::move(file)), impl_(std::make_unique<Impl>()) {}
 Module::~Module() = default;
 
-std::unique_ptr<Module> Module::parse(SourceFile file) {
+std::unique_ptr<Module> Module::parse(SourceFile file) { return parse(std::move(file), ParseLimits{}); }
+
+std::unique_ptr<Module> Module::parse(SourceFile file, const ParseLimits& limits) {
   std::unique_ptr<Module> m(new Module(std::move(file)));
   Impl& im = *m->impl_;
   im.self = m.get();
@@ -95,13 +97,12 @@ std::unique_ptr<Module> Module::parse(SourceFile file) {
   im.src = m->file_.text;
   im.parser = ts_parser_new();
   ts_parser_set_language(im.parser, tree_sitter_python());
-  im.tree = ts_parser_parse_string(im.parser, nullptr, im.src.data(), static_cast<uint32_t>(im.src.size()));
-  if (!im.tree) {  // cannot happen without a timeout or cancellation; stay usable anyway
-    im.src = {};
-    im.tree = ts_parser_parse_string(im.parser, nullptr, "", 0);
-    im.error_lines.push_back(1);
-  }
+  im.parse_bounded(limits);
   im.build_scopes();
+  // Unparsed ranges count as syntax errors at their first line.
+  for (const auto& r : im.unparsed) im.error_lines.push_back(r.first);
+  std::sort(im.error_lines.begin(), im.error_lines.end());
+  im.error_lines.erase(std::unique(im.error_lines.begin(), im.error_lines.end()), im.error_lines.end());
   im.resolve_all_bindings();
   im.build_model();
   im.build_embedded();
@@ -112,6 +113,8 @@ std::unique_ptr<Module> Module::parse(SourceFile file) {
 Node Module::root() const { return Node(ts_tree_root_node(impl_->tree), this); }
 
 const std::vector<int>& Module::syntax_error_lines() const { return impl_->error_lines; }
+
+const std::vector<std::pair<int, int>>& Module::unparsed_line_ranges() const { return impl_->unparsed; }
 
 std::optional<std::string> Module::qualified_name(Node expr) const {
   if (!expr.valid()) return std::nullopt;

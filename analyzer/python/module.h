@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace kaudit::analyzer::python {
@@ -78,10 +79,24 @@ struct EmbeddedSource {
   bool complete = true;  // false when part of the string could not be folded to a constant
 };
 
+// Time limits of the parse. tree-sitter's error recovery is superlinear on
+// garbage (1 MB of random punctuation took about a minute), so the parse is
+// bounded: a whole-file attempt, then, if that runs out of time, the file is
+// cut at top-level statements and the pieces that parse in time are kept.
+struct ParseLimits {
+  double whole_file_seconds = 10.0;     // the first attempt: this much,
+  double whole_file_seconds_per_mb = 2.0;  // plus this per MB of source
+  double piece_seconds = 1.0;           // each top-level piece of the fallback
+  double pieces_seconds = 10.0;         // all pieces together: this much,
+  double pieces_seconds_per_mb = 1.0;   // plus this per MB
+  int give_up_after_failed_pieces = 8;  // consecutive pieces out of time: the rest is left out
+};
+
 class Module {
  public:
   // Parses `file` (language python). Never returns null.
   static std::unique_ptr<Module> parse(SourceFile file);
+  static std::unique_ptr<Module> parse(SourceFile file, const ParseLimits& limits);
   ~Module();
   Module(const Module&) = delete;
   Module& operator=(const Module&) = delete;
@@ -89,7 +104,11 @@ class Module {
   const SourceFile& file() const { return file_; }
   Node root() const;
   // Lines of ERROR/MISSING nodes (syntax errors), in order; empty when clean.
+  // The first line of each unparsed range is among them.
   const std::vector<int>& syntax_error_lines() const;
+  // Line ranges [first, last] left out of the tree because the parser ran
+  // out of time on them (see ParseLimits); empty for any ordinary file.
+  const std::vector<std::pair<int, int>>& unparsed_line_ranges() const;
 
   // Alias resolution: "torch.nn.functional.softmax" for F.softmax,
   // "torch.matmul" for getattr(torch, "mat" + "mul") or `mm` after

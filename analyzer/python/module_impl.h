@@ -141,6 +141,10 @@ struct Module::Impl {
   TSParser* parser = nullptr;
   TSTree* tree = nullptr;
   std::vector<int> error_lines;
+  std::vector<std::pair<int, int>> unparsed;  // line ranges left out of the tree
+
+  // module.cpp: the time-bounded parse.
+  void parse_bounded(const ParseLimits& limits);
 
   std::vector<Scope> scopes;       // 0 is the module
   std::vector<int> scopes_by_start;

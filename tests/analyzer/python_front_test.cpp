@@ -838,6 +838,80 @@ TEST(PythonFrontRobustness, TenThousandNestedParentheses) {
   EXPECT_FALSE(folded(*r, "s").has_value());  // too deep to fold: no answer, no crash
 }
 
+std::string punctuation_garbage(size_t bytes, unsigned seed) {
+  const std::string chars = "()[]{}:=+-*/\"'\\ \n\tabcxyz019.,@#%&|^~<>!";
+  std::mt19937 rng(seed);
+  std::string out;
+  for (size_t i = 0; i < bytes; ++i) out += chars[rng() % chars.size()];
+  return out;
+}
+
+TEST(PythonFrontRobustness, GarbageIsBoundedInTime) {
+  // Random punctuation makes tree-sitter's error recovery superlinear; with
+  // tight limits the parse falls back to top-level pieces and keeps the
+  // good ones, at their true lines.
+  std::string good_head = "import torch\n";
+  for (int i = 0; i < 2000; ++i) good_head += "def f" + std::to_string(i) + "(x):\n    return torch.mm(x, x)\n";
+  std::string text = good_head + punctuation_garbage(300 * 1024, 7);
+  ParseLimits tight;
+  tight.whole_file_seconds = 0.05;
+  tight.whole_file_seconds_per_mb = 0;
+  tight.piece_seconds = 0.5;
+  tight.pieces_seconds = 6;
+  tight.pieces_seconds_per_mb = 0;
+  tight.give_up_after_failed_pieces = 100;
+  SourceFile f;
+  f.path = "garbage.py";
+  f.text = text;
+  auto start = std::chrono::steady_clock::now();
+  auto m = Module::parse(std::move(f), tight);
+  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_LT(s, 30.0);
+  ASSERT_FALSE(m->unparsed_line_ranges().empty());
+  EXPECT_FALSE(m->syntax_error_lines().empty());
+  EXPECT_EQ(m->syntax_error_lines().front(), m->unparsed_line_ranges().front().first);
+  // The head (more than one piece of good code) is kept, at its true lines,
+  // unless this machine cannot parse good code at 64 KB per 0.5 s.
+  auto head_start = std::chrono::steady_clock::now();
+  parse(good_head);
+  if (std::chrono::duration<double>(std::chrono::steady_clock::now() - head_start).count() > 0.2)
+    GTEST_SKIP() << "this machine is too loaded for the 0.5 s pieces of this test";
+  ASSERT_GE(m->functions().size(), 1000u);
+  EXPECT_EQ(m->functions()[999].qualified_name, "f999");
+  EXPECT_EQ(m->functions()[999].node.line(), 2 + 2 * 999);
+  EXPECT_EQ(m->calls()[999].qualified, "torch.mm");
+  EXPECT_GT(m->unparsed_line_ranges().front().first, 2 + 2 * 999);
+  for (const Call& c : m->calls()) {
+    EXPECT_EQ(c.node.text(), std::string_view(text).substr(ts_node_start_byte(c.node.raw()),
+                                                             ts_node_end_byte(c.node.raw()) - ts_node_start_byte(c.node.raw())));
+  }
+  // With the default limits a small garbage file is parsed whole.
+  auto small = parse(punctuation_garbage(20 * 1024, 9));
+  EXPECT_TRUE(small->unparsed_line_ranges().empty());
+  EXPECT_FALSE(small->syntax_error_lines().empty());
+}
+
+TEST(PythonFrontRobustness, PiecesKeepTrueLines) {
+  // A file that times out as a whole but whose pieces parse: every node
+  // stays at its line.
+  std::string text = "import torch\n";
+  for (int i = 0; i < 6000; ++i) text += "def f" + std::to_string(i) + "(x):\n    return torch.mm(x, x)\n";
+  ParseLimits limits;
+  limits.whole_file_seconds = 0.000001;
+  limits.whole_file_seconds_per_mb = 0;
+  SourceFile f;
+  f.path = "many.py";
+  f.text = text;
+  auto m = Module::parse(std::move(f), limits);
+  if (!m->unparsed_line_ranges().empty())
+    GTEST_SKIP() << "this machine was too slow for the pieces: lines " << m->unparsed_line_ranges().front().first << "-"
+                 << m->unparsed_line_ranges().front().second << " of " << 1 + 2 * 6000;
+  ASSERT_EQ(m->functions().size(), 6000u);
+  EXPECT_EQ(m->functions()[5999].node.line(), 2 + 2 * 5999);
+  EXPECT_EQ(m->calls()[5999].qualified, "torch.mm");
+  EXPECT_TRUE(m->syntax_error_lines().empty());
+}
+
 TEST(PythonFrontRobustness, CyclicAndExponentialDefinitions) {
   auto m = parse(R"(a = b
 b = a
