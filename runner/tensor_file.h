@@ -19,6 +19,7 @@ struct TensorFile {
   std::size_t numel() const;
   bool is_floating() const;
   double at(std::size_t i) const;  // element i as a double (NaN and inf kept)
+  bool all_finite() const;         // true for non-floating dtypes
   std::string shape_text() const;  // "[2, 3]"
 };
 
