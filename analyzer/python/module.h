@@ -128,7 +128,8 @@ class Module {
   const std::vector<EmbeddedSource>& embedded_sources() const;
 
   // ModelNew if defined, else Model, else the one torch.nn.Module subclass
-  // that defines forward; null when there is none.
+  // that defines forward (the last such class when there are several); null
+  // when there is none.
   const ClassDef* model_class() const;
   // The function definition containing `n`, or null at module level.
   const FunctionDef* enclosing_function(Node n) const;
