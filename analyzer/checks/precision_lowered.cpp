@@ -195,6 +195,14 @@ class PrecisionLoweredCheck : public Check {
       if (fn.is_triton_kernel) continue;  // handled with the dot below
       std::string target = conversion_target(m, c);
       if (target.empty()) continue;
+      // An upcast inside an except handler belongs to a library fallback, which
+      // fallback-to-banned reports; the authored path is what this check judges.
+      bool in_handler = false;
+      for (Node p = c.node.parent(); p.valid() && !in_handler; p = p.parent()) {
+        if (p.type() == "except_clause" || p.type() == "except_group_clause") in_handler = true;
+        if (p.type() == "function_definition") break;
+      }
+      if (in_handler) continue;
       Node recv = c.callee.field("object");
       if (!recv.valid()) continue;
       std::string name(recv.text());

@@ -185,16 +185,20 @@ class ReferenceResubmittedCheck : public Check {
       if (!ref_fwd) return;
       const auto mine = normalised_tokens(m, *fwd);
       const auto theirs = normalised_tokens(*ref, *ref_fwd);
-      if (mine.size() > 1 && mine == theirs)
+      if (mine.size() > 1 && mine == theirs) {
         sink.report(kInfo, m.file(), fwd->node.line(), fwd->node.column(),
                     model->name + ".forward is the reference's forward with only names changed.",
                     model->name + ".forward");
-      return;
+        return;
+      }
     }
-    if (model->name == "ModelNew" && only_torch(m, *model, *fwd))
+    // Not the reference token for token, but nothing but torch either (the
+    // reference's algorithm reorganised into helpers): low confidence.
+    if ((ref || model->name == "ModelNew") && only_torch(m, *model, *fwd))
       sink.report(kInfo, m.file(), fwd->node.line(), fwd->node.column(),
-                  "ModelNew.forward calls nothing but PyTorch ops, the shape of a resubmitted reference.",
-                  "ModelNew.forward", Confidence::low);
+                  model->name + ".forward and the helpers it calls do nothing but PyTorch ops, the shape of a "
+                                "resubmitted reference.",
+                  model->name + ".forward", Confidence::low);
   }
 
  private:
@@ -232,7 +236,19 @@ class ReferenceResubmittedCheck : public Check {
   }
 
   // Every call in forward is a torch op, a tensor method, or a torch.nn module built in __init__.
-  static bool only_torch(const python::Module& m, const python::ClassDef& model, const python::FunctionDef& fwd) {
+  // A free function of this file whose body is nothing but torch (followed a few levels deep), or null.
+  static const python::FunctionDef* torch_only_helper(const python::Module& m, const std::string& name, int depth) {
+    if (depth >= 4) return nullptr;
+    for (const auto& f : m.functions()) {
+      if (f.name != name || !f.class_name.empty() || f.is_triton_kernel || !f.decorators.empty()) continue;
+      static const python::ClassDef none{};
+      return only_torch(m, none, f, depth + 1) ? &f : nullptr;
+    }
+    return nullptr;
+  }
+
+  static bool only_torch(const python::Module& m, const python::ClassDef& model, const python::FunctionDef& fwd,
+                         int depth = 0) {
     static const std::set<std::string_view> builtins = {"len", "int", "float", "tuple", "list", "range",
                                                         "isinstance", "max", "min", "abs", "getattr", "print"};
     // self attributes assigned torch.nn things in __init__; and names bound at module level.
@@ -258,7 +274,8 @@ class ReferenceResubmittedCheck : public Check {
     });
 
     const auto params = parameter_names(fwd.node);
-    const std::string self = params.empty() ? "self" : params.front();
+    // Only a method has a self; a free helper's first parameter is a tensor.
+    const std::string self = model.name.empty() ? std::string("\x01") : params.empty() ? "self" : params.front();
     int calls = 0;
     bool ok = true;
     const int fwd_index = static_cast<int>(&fwd - &m.functions()[0]);
@@ -266,6 +283,10 @@ class ReferenceResubmittedCheck : public Check {
       if (!call_path::contains(fwd.node, c.node)) continue;
       if (c.function_index != fwd_index) return false;  // a nested def or lambda body: not "nothing else"
       ++calls;
+      // A helper of this file (the front may resolve its name to itself).
+      if (c.callee.valid() && c.callee.type() == "identifier" &&
+          torch_only_helper(m, std::string(c.callee.text()), depth))
+        continue;
       if (!c.qualified.empty()) {
         if (c.qualified.starts_with("torch.") && !c.qualified.starts_with("torch.ops.") &&
             !c.qualified.starts_with("torch.utils.cpp_extension") && !c.qualified.starts_with("torch.library"))
@@ -303,7 +324,7 @@ class ReferenceResubmittedCheck : public Check {
       ok = false;  // kernel[grid](...) and other shapes
       break;
     }
-    return ok && calls > 0;
+    return ok && (calls > 0 || depth > 0);
   }
 };
 
