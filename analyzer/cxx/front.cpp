@@ -65,6 +65,7 @@ using namespace clang;
 constexpr const char* kRoot = "/kaudit";
 constexpr const char* kStubDir = "/kaudit/stubs";
 constexpr const char* kStandInDir = "/kaudit/standin";
+constexpr const char* kNoCudaDir = "/kaudit/nocuda";  // CUDA header names, where no toolkit was found
 constexpr const char* kPreludePath = "/kaudit/prelude.cuh";
 constexpr const char* kCcclPreludePath = "/kaudit/prelude_cccl.cuh";  // the prelude, thrust and cub
 constexpr const char* kPchPath = "/kaudit/prelude.pch";
@@ -84,16 +85,29 @@ class StubFileSystem : public llvm::vfs::ProxyFileSystem {
                  llvm::IntrusiveRefCntPtr<llvm::vfs::InMemoryFileSystem> memory)
       : ProxyFileSystem(std::move(under)), memory_(std::move(memory)) {}
 
+  // Only regular files and folders are visible: #include </dev/stdin> or
+  // </dev/zero> would otherwise block or never end.
   llvm::ErrorOr<llvm::vfs::Status> status(const llvm::Twine& path) override {
-    forward_if_stub(path.str());
-    return ProxyFileSystem::status(path);
+    const std::string p = path.str();
+    forward_if_stub(p);
+    auto st = ProxyFileSystem::status(p);
+    if (st && !readable(*st)) return std::make_error_code(std::errc::no_such_file_or_directory);
+    return st;
   }
   llvm::ErrorOr<std::unique_ptr<llvm::vfs::File>> openFileForRead(const llvm::Twine& path) override {
-    forward_if_stub(path.str());
-    return ProxyFileSystem::openFileForRead(path);
+    const std::string p = path.str();
+    forward_if_stub(p);
+    auto st = ProxyFileSystem::status(p);
+    if (!st) return st.getError();
+    if (!readable(*st) || st->isDirectory()) return std::make_error_code(std::errc::no_such_file_or_directory);
+    return ProxyFileSystem::openFileForRead(p);
   }
 
  private:
+  static bool readable(const llvm::vfs::Status& st) {
+    if (st.isDirectory()) return true;
+    return st.isRegularFile() && st.getSize() <= (256u << 20);
+  }
   void forward_if_stub(const std::string& path) {
     static const std::string prefix = std::string(kStubDir) + "/";
     if (path.rfind(prefix, 0) != 0) return;
@@ -125,6 +139,13 @@ Vfs make_vfs() {
   // CUDA 13 removed texture_fetch_functions.h, which Clang 19's CUDA wrapper still includes.
   v.memory->addFile(std::string(kStandInDir) + "/texture_fetch_functions.h", 0,
                     llvm::MemoryBuffer::getMemBuffer("", "texture_fetch_functions.h"));
+  v.memory->addFile(std::string(kNoCudaDir) + "/kaudit/cuda_min.h", 0,
+                    llvm::MemoryBuffer::getMemBuffer(llvm::StringRef(stubs::cuda_min().data(), stubs::cuda_min().size()),
+                                                     "cuda_min.h"));
+  for (std::string_view name : stubs::cuda_header_names()) {
+    const std::string path = std::string(kNoCudaDir) + "/" + std::string(name);
+    v.memory->addFile(path, 0, llvm::MemoryBuffer::getMemBuffer("#pragma once\n#include <kaudit/cuda_min.h>\n", path));
+  }
   const auto prelude = stubs::prelude();
   v.memory->addFile(kPreludePath, 0,
                     llvm::MemoryBuffer::getMemBuffer(llvm::StringRef(prelude.data(), prelude.size()), kPreludePath));
@@ -137,7 +158,13 @@ Vfs make_vfs() {
   return v;
 }
 
+bool have_toolkit(const FrontOptions& options) {
+  std::error_code ec;
+  return std::filesystem::is_regular_file(options.cuda_path + "/include/cuda_runtime.h", ec);
+}
+
 std::vector<std::string> base_args(Pass pass, const FrontOptions& options) {
+  const bool toolkit = have_toolkit(options);
   std::vector<std::string> args = {
       "clang++",
       "-fsyntax-only",
@@ -146,7 +173,7 @@ std::vector<std::string> base_args(Pass pass, const FrontOptions& options) {
       "-std=c++17",
       pass == Pass::host ? "--cuda-host-only" : "--cuda-device-only",
       "--cuda-gpu-arch=sm_90",
-      "--cuda-path=" + options.cuda_path,
+      toolkit ? "--cuda-path=" + options.cuda_path : std::string("-nocudainc"),
       "-resource-dir",
       KAUDIT_CLANG_RESOURCE_DIR,
       "-Wno-unknown-cuda-version",
@@ -163,6 +190,10 @@ std::vector<std::string> base_args(Pass pass, const FrontOptions& options) {
       "-isystem",
       options.cuda_path + "/include/cccl",
   };
+  if (!toolkit) {
+    // No CUDA toolkit: minimal declarations under the CUDA header names.
+    args.insert(args.end(), {"-nocudalib", "-isystem", kNoCudaDir, "-include", "kaudit/cuda_min.h"});
+  }
   for (const auto& a : options.extra_args) args.push_back(a);
   return args;
 }
@@ -188,12 +219,18 @@ class PchSink : public ASTConsumer {
   const SourceManager& sm_;
 };
 
+class SkipMissingHeaders : public PPCallbacks {
+ public:
+  bool FileNotFound(llvm::StringRef) override { return true; }
+};
+
 class BuildPchAction : public ASTFrontendAction {
  public:
   explicit BuildPchAction(std::string* out) : out_(out) {}
 
  protected:
   bool BeginSourceFileAction(CompilerInstance& ci) override {
+    ci.getPreprocessor().addPPCallbacks(std::make_unique<SkipMissingHeaders>());
     ci.getLangOpts().CompilingPCH = true;
     ci.getFrontendOpts().SkipFunctionBodies = true;  // asks PchSink::shouldSkipFunctionBody
     return true;
@@ -403,6 +440,7 @@ class Collector {
   }
   void add_error(int line, std::string message) {
     if (facts.errors.size() >= 200) return;
+    if (line == 0 && message.rfind("kaudit:", 0) != 0 && ++header_errors_ > 20) return;  // errors inside headers: the first few say enough
     if (first("e" + std::to_string(line) + ':' + message)) facts.errors.push_back({line, std::move(message)});
   }
   void add_include(Include inc) {
@@ -456,6 +494,7 @@ class Collector {
 
  private:
   std::unordered_set<std::string> seen_;
+  int header_errors_ = 0;
   std::set<std::string> resolved_positions_;
   std::vector<Call> unresolved_;
 };
@@ -512,7 +551,7 @@ class IncludeRecorder : public PPCallbacks {
   void InclusionDirective(SourceLocation hash, const Token&, llvm::StringRef name, bool, CharSourceRange,
                           OptionalFileEntryRef file, llvm::StringRef, llvm::StringRef, const Module*, bool,
                           SrcMgr::CharacteristicKind) override {
-    if (!sm_.isInMainFile(hash)) return;
+    if (hash.isInvalid() || sm_.getFileID(hash) != sm_.getMainFileID()) return;  // not -include of the prelude
     Include inc;
     inc.header = name.str();
     inc.line = static_cast<int>(sm_.getSpellingLineNumber(hash));
@@ -743,6 +782,12 @@ class FactsVisitor : public RecursiveASTVisitor<FactsVisitor> {
     const CXXConstructorDecl* ctor = e->getConstructor();
     if (!ctor || ctor->isImplicit() || ctor->isTrivial() || e->isElidable()) return true;
     if (ctor->isCopyOrMoveConstructor() && ctor->isDefaulted()) return true;
+    // An implicit conversion (an int passed as dim3, {M, N} as IntArrayRef) is
+    // not a construction the source wrote; T(x) is (see VisitCXXFunctionalCastExpr).
+    if (!isa<CXXTemporaryObjectExpr>(e) && e->getParenOrBraceRange().isInvalid() && !e->isListInitialization() &&
+        !explicit_constructs_.count(e))
+      return true;
+    if (e->isStdInitListInitialization() && !isa<CXXTemporaryObjectExpr>(e)) return true;  // {4, 4} as IntArrayRef
     SourceLocation loc = e->getLocation();
     if (const auto* t = dyn_cast<CXXTemporaryObjectExpr>(e)) {
       if (t->getTypeSourceInfo()) loc = t->getTypeSourceInfo()->getTypeLoc().getBeginLoc();
@@ -760,6 +805,12 @@ class FactsVisitor : public RecursiveASTVisitor<FactsVisitor> {
     c.enclosing_function = enclosing();
     out_.add_call(std::move(c), true);
     record_conversion_construct(e, file_loc);
+    return true;
+  }
+
+  bool VisitCXXFunctionalCastExpr(CXXFunctionalCastExpr* e) {
+    if (const auto* c = dyn_cast_or_null<CXXConstructExpr>(e->getSubExpr()->IgnoreImplicit()))
+      explicit_constructs_.insert(c);
     return true;
   }
 
@@ -1220,6 +1271,7 @@ class FactsVisitor : public RecursiveASTVisitor<FactsVisitor> {
   PrintingPolicy policy_;
   std::vector<Frame> frames_;
   std::unordered_set<const DeclRefExpr*> callee_refs_;
+  std::unordered_set<const CXXConstructExpr*> explicit_constructs_;
   std::unordered_set<const VarDecl*> loop_variables_;
 };
 

@@ -1440,6 +1440,56 @@ inline void kaudit_stub_warm(at::Tensor a, at::Tensor b) {
 }  // namespace kaudit_stub_warmup
 )KAUDIT";
 
+constexpr std::string_view kCudaMin = R"KAUDIT(#pragma once
+// kaudit: minimal CUDA declarations, used only where no CUDA toolkit was found.
+#include <cstddef>
+#include <cstdint>
+#define __host__ __attribute__((host))
+#define __device__ __attribute__((device))
+#define __global__ __attribute__((global))
+#define __shared__ __attribute__((shared))
+#define __constant__ __attribute__((constant))
+#define __managed__ __attribute__((managed))
+#define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
+#define __forceinline__ __inline__ __attribute__((always_inline))
+#define __noinline__ __attribute__((noinline))
+#define __align__(n) __attribute__((aligned(n)))
+#define CUDART_CB
+struct uint3 { unsigned int x, y, z; };
+struct dim3 {
+  unsigned int x, y, z;
+  __host__ __device__ constexpr dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1) : x(vx), y(vy), z(vz) {}
+  __host__ __device__ constexpr dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
+};
+#include <__clang_cuda_builtin_vars.h>
+typedef struct CUstream_st* cudaStream_t;
+typedef struct CUevent_st* cudaEvent_t;
+typedef struct CUgraph_st* cudaGraph_t;
+typedef struct CUgraphExec_st* cudaGraphExec_t;
+typedef struct CUfunc_st* CUfunction;
+typedef struct cublasContext* cublasHandle_t;
+typedef struct cublasLtContext* cublasLtHandle_t;
+typedef enum cudaError { cudaSuccess = 0, cudaErrorInvalidValue = 1 } cudaError_t;
+typedef enum cublasStatus_t { CUBLAS_STATUS_SUCCESS = 0 } cublasStatus_t;
+enum cudaStreamCaptureMode { cudaStreamCaptureModeGlobal = 0, cudaStreamCaptureModeThreadLocal = 1, cudaStreamCaptureModeRelaxed = 2 };
+struct cudaDeviceProp { char name[256]; int multiProcessorCount; int major; int minor; size_t sharedMemPerBlock; int l2CacheSize; };
+struct __half { unsigned short __x; };
+struct __half2 { __half x, y; };
+typedef __half half;
+struct __nv_bfloat16 { unsigned short __x; };
+struct __nv_bfloat162 { __nv_bfloat16 x, y; };
+struct __nv_fp8_e4m3 { unsigned char __x; };
+struct __nv_fp8_e5m2 { unsigned char __x; };
+extern "C" {
+int cudaConfigureCall(dim3 gridDim, dim3 blockDim, size_t sharedMem = 0, cudaStream_t stream = 0);
+unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem = 0, void* stream = 0);
+cudaError_t cudaGetLastError(void);
+cudaError_t cudaDeviceSynchronize(void);
+const char* cudaGetErrorString(cudaError_t error);
+}
+__device__ void __syncthreads(void);
+)KAUDIT";
+
 }  // namespace
 
 std::span<const Header> headers() {
@@ -1448,6 +1498,16 @@ std::span<const Header> headers() {
 }
 
 std::string_view prelude() { return kPrelude; }
+
+std::string_view cuda_min() { return kCudaMin; }
+
+std::span<const std::string_view> cuda_header_names() {
+  static constexpr std::string_view names[] = {
+      "cuda_runtime.h", "cuda_runtime_api.h", "cuda.h", "cuda_fp16.h", "cuda_bf16.h", "cuda_fp8.h",
+      "cublas_v2.h", "cublas.h", "cublasLt.h", "mma.h", "driver_types.h", "vector_types.h",
+      "device_launch_parameters.h", "cooperative_groups.h", "cuda_pipeline.h", "curand_kernel.h"};
+  return names;
+}
 
 std::string_view cccl_prelude() {
   return "#include <thrust/device_ptr.h>\n"

@@ -25,4 +25,10 @@ std::string_view prelude();
 // Added to the prelude for sources that use thrust or cub (a second PCH).
 std::string_view cccl_prelude();
 
+// Without a CUDA toolkit (a wrong --cuda-path): minimal CUDA declarations,
+// served as "kaudit/cuda_min.h" and under the names of the CUDA headers, so
+// that kernels, launches and the torch stub still parse.
+std::string_view cuda_min();
+std::span<const std::string_view> cuda_header_names();
+
 }  // namespace kaudit::analyzer::cxx::stubs

@@ -391,6 +391,7 @@ TEST(CxxFront, GarbageNeverCrashes) {
       "template <int N> struct F { static constexpr int v = F<N - 1>::v + F<N - 2>::v; };\n"
       "int x = F<100000>::v;\n",
       "#include </etc/passwd>\n#include \"../../../../../../etc/shadow\"\n",
+      "#include </dev/stdin>\n#include </dev/zero>\n#include </proc/self/fd/0>\n#include </dev/urandom>\nint x;\n",
   };
   for (const auto& text : inputs) {
     Facts f = read_facts(cuda_source(text));
@@ -428,6 +429,48 @@ TEST(CxxFront, MacroBombStopsAtTheBudget) {
   ASSERT_FALSE(f.errors.empty());
   EXPECT_NE(f.errors.back().message.find("time budget"), std::string::npos);
   ASSERT_EQ(f.includes.size(), 1u);
+}
+
+TEST(CxxFront, MissingToolkitIsReportedNotFatal) {
+  FrontOptions options;
+  options.cuda_path = "/nonexistent/cuda";
+  options.pch_cache_dir = "none";
+  Facts f = read_facts(cuda_source("#include <cuda_runtime.h>\n#include <torch/extension.h>\n"
+                                    "__global__ void k(float* x) { x[threadIdx.x] = 0; }\n"
+                                    "void f(torch::Tensor t) { k<<<1, 32, 0, at::cuda::getCurrentCUDAStream()>>>(t.data_ptr<float>());\n"
+                                    "  cudaMalloc(nullptr, 4); }\n"),
+                        options);
+  dump(f);
+  EXPECT_TRUE(f.parsed);
+  ASSERT_EQ(f.kernels.size(), 1u);
+  ASSERT_EQ(f.launches.size(), 1u);
+  EXPECT_TRUE(f.launches[0].explicit_stream);
+  EXPECT_NE(find_call(f, "cudaMalloc", 5), nullptr) << "an undeclared CUDA call is still recorded by name";
+  EXPECT_EQ(find_call(f, "dim3::dim3"), nullptr) << "implicit conversions are not constructor calls";
+}
+
+TEST(CxxFront, ConstructorsWrittenNotConversions) {
+  const std::string text =
+      "#include <torch/extension.h>\n"
+      "#include <thread>\n"
+      "void work();\n"
+      "void f(torch::Tensor a) {\n"
+      "  std::thread t1(work);\n"
+      "  auto t2 = std::thread(work);\n"
+      "  std::thread t3{work};\n"
+      "  std::vector<std::thread> pool;\n"
+      "  pool.emplace_back(work);\n"
+      "  auto c = torch::empty({4, 4}, at::kFloat);\n"
+      "  t1.join(); t2.join(); t3.join();\n"
+      "}\n";
+  Facts f = read_facts(cuda_source(text));
+  dump(f);
+  EXPECT_NE(find_call(f, "std::thread::thread", 5), nullptr);
+  EXPECT_NE(find_call(f, "std::thread::thread", 6), nullptr);
+  EXPECT_NE(find_call(f, "std::thread::thread", 7), nullptr);
+  EXPECT_NE(find_call(f, "std::vector::emplace_back", 9), nullptr);
+  EXPECT_EQ(find_call(f, "c10::ArrayRef::ArrayRef", 10), nullptr);
+  EXPECT_EQ(find_call(f, "c10::TensorOptions::TensorOptions", 10), nullptr);
 }
 
 TEST(CxxFront, CppSourcesAreHostOnly) {
