@@ -194,7 +194,18 @@ class ReferenceResubmittedCheck : public Check {
     }
     // Not the reference token for token, but nothing but torch either (the
     // reference's algorithm reorganised into helpers): low confidence.
-    if ((ref || model->name == "ModelNew") && only_torch(m, *model, *fwd))
+    // With a problem, only the reference's own torch ops count: a forward that
+    // swaps in another library op (torch._scaled_mm) is a banned call, not this.
+    std::set<std::string> allowed;
+    if (ref)
+      for (const auto& c : ref->calls())
+        if (c.qualified.starts_with("torch.")) allowed.insert(c.qualified);
+    torch_ops_used().clear();
+    bool all_torch = (ref || model->name == "ModelNew") && only_torch(m, *model, *fwd);
+    if (all_torch && ref)
+      for (const auto& q : torch_ops_used())
+        if (!allowed.count(q)) all_torch = false;
+    if (all_torch)
       sink.report(kInfo, m.file(), fwd->node.line(), fwd->node.column(),
                   model->name + ".forward and the helpers it calls do nothing but PyTorch ops, the shape of a "
                                 "resubmitted reference.",
@@ -236,6 +247,12 @@ class ReferenceResubmittedCheck : public Check {
   }
 
   // Every call in forward is a torch op, a tensor method, or a torch.nn module built in __init__.
+  // torch.* callables seen by the last only_torch walk (single-threaded use per run).
+  static std::set<std::string>& torch_ops_used() {
+    thread_local std::set<std::string> used;
+    return used;
+  }
+
   // A free function of this file whose body is nothing but torch (followed a few levels deep), or null.
   static const python::FunctionDef* torch_only_helper(const python::Module& m, const std::string& name, int depth) {
     if (depth >= 4) return nullptr;
@@ -276,6 +293,20 @@ class ReferenceResubmittedCheck : public Check {
     const auto params = parameter_names(fwd.node);
     // Only a method has a self; a free helper's first parameter is a tensor.
     const std::string self = model.name.empty() ? std::string("\x01") : params.empty() ? "self" : params.front();
+    // Parameters and names assigned in the body: receivers whose methods are tensor methods.
+    std::set<std::string> locals(params.begin(), params.end());
+    m.walk(fwd.node, [&](Node n) {
+      const auto t = n.type();
+      if (t == "assignment" || t == "augmented_assignment" || t == "for_statement") {
+        Node l = n.field("left");
+        if (l.valid())
+          m.walk(l, [&](Node k) {
+            if (k.type() == "identifier") locals.emplace(k.text());
+            return k.type() != "attribute" && k.type() != "subscript";
+          });
+      }
+      return true;
+    });
     int calls = 0;
     bool ok = true;
     const int fwd_index = static_cast<int>(&fwd - &m.functions()[0]);
@@ -288,6 +319,7 @@ class ReferenceResubmittedCheck : public Check {
           torch_only_helper(m, std::string(c.callee.text()), depth))
         continue;
       if (!c.qualified.empty()) {
+        if (c.qualified.starts_with("torch.")) torch_ops_used().insert(c.qualified);
         if (c.qualified.starts_with("torch.") && !c.qualified.starts_with("torch.ops.") &&
             !c.qualified.starts_with("torch.utils.cpp_extension") && !c.qualified.starts_with("torch.library"))
           continue;
@@ -315,7 +347,11 @@ class ReferenceResubmittedCheck : public Check {
           ok = false;
           break;
         }
-        if (module_names.count(root)) {  // _ext.gemm(x): a module-level handle
+        // A plain name chain (`_ext.gemm`, `x.view`) must start at a parameter or local;
+        // calls, subscripts and parentheses are judged by their own parts.
+        const bool chain = obj.valid() && (obj.type() == "identifier" || obj.type() == "attribute") &&
+                           obj.text().find_first_of("([") == std::string_view::npos;
+        if (module_names.count(root) || (chain && !locals.count(root))) {  // _ext.gemm(x): a handle from elsewhere
           ok = false;
           break;
         }
