@@ -366,7 +366,9 @@ void forget_pch(Pass pass, bool cccl, const FrontOptions& options) {
   }
 }
 
-// prelude[-cccl]-<pass>-<hash>.pch: other hashes of the same kind are stale.
+// prelude[-cccl]-<pass>-<hash>.pch: other hashes of the same kind come from
+// other versions of kaudit (several may share a cache folder); those unused
+// for two weeks are removed. A PCH in use is touched when read.
 void remove_older_versions(const std::string& current) {
   namespace fs = std::filesystem;
   const fs::path cur(current);
@@ -377,10 +379,10 @@ void remove_older_versions(const std::string& current) {
   std::error_code ec;
   for (fs::directory_iterator it(cur.parent_path(), ec), end; !ec && it != end; it.increment(ec)) {
     const std::string other = it->path().filename().string();
-    if (other != name && other.rfind(kind, 0) == 0 && other.size() == name.size() && other.ends_with(".pch")) {
-      std::error_code ignored;
-      fs::remove(it->path(), ignored);
-    }
+    if (other == name || other.rfind(kind, 0) != 0 || other.size() != name.size() || !other.ends_with(".pch")) continue;
+    std::error_code ignored;
+    const auto when = fs::last_write_time(it->path(), ignored);
+    if (!ignored && fs::file_time_type::clock::now() - when > std::chrono::hours(24 * 14)) fs::remove(it->path(), ignored);
   }
 }
 
@@ -395,6 +397,8 @@ std::shared_ptr<const std::string> prelude_pch(Pass pass, bool cccl, const Front
     if (auto cached = read_file(disk_path); cached && !cached->empty()) {
       entry.data = std::make_shared<const std::string>(std::move(*cached));
       entry.disk_path = disk_path;
+      std::error_code ec;
+      std::filesystem::last_write_time(disk_path, std::filesystem::file_time_type::clock::now(), ec);
       return entry.data;
     }
   }
@@ -512,6 +516,7 @@ class ErrorCollector : public DiagnosticConsumer {
     if (message.find("precompiled header") != std::string::npos || message.find("PCH file") != std::string::npos ||
         message.find("AST file") != std::string::npos)
       pch_failed = true;
+
     int line = 0;
     if (info.hasSourceManager() && info.getLocation().isValid()) {
       const SourceManager& sm = info.getSourceManager();

@@ -8,11 +8,14 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
 #include <set>
 #include <sstream>
+
+#include <unistd.h>
 
 namespace kaudit::analyzer::cxx {
 namespace {
@@ -330,6 +333,31 @@ TEST(CxxFront, ThrustAndCubResolve) {
   for (const auto& i : f.includes) EXPECT_TRUE(i.found) << i.header;
   EXPECT_NE(find_call(f, "thrust::sort", line_of(text, "thrust::sort")), nullptr);
   EXPECT_NE(find_call(f, "cub::DeviceRadixSort::SortKeys", line_of(text, "SortKeys")), nullptr);
+}
+
+TEST(CxxFront, CorruptCachedPchIsRejectedAndRebuilt) {
+  namespace fs = std::filesystem;
+  const fs::path base = fs::temp_directory_path() / ("kaudit_cxx_front_test_" + std::to_string(::getpid()));
+  const fs::path good = base / "good";
+  const fs::path bad = base / "bad";
+  fs::create_directories(bad);
+  const SourceFile file = cuda_source(read_input("gemm_inline.cu"));
+  FrontOptions options;
+  options.pch_cache_dir = good.string();
+  const Facts reference = read_facts(file, options);
+  size_t copied = 0;
+  for (const auto& e : fs::directory_iterator(good)) {
+    std::ofstream(bad / e.path().filename(), std::ios::binary) << "not a precompiled header";
+    ++copied;
+  }
+  ASSERT_GT(copied, 0u);
+  options.pch_cache_dir = bad.string();
+  const Facts f = read_facts(file, options);
+  EXPECT_TRUE(f.parsed);
+  EXPECT_TRUE(f.errors.empty()) << f.errors.front().message;
+  EXPECT_EQ(f.calls.size(), reference.calls.size());
+  EXPECT_EQ(f.size_literals.size(), reference.size_literals.size());
+  fs::remove_all(base);
 }
 
 // --- bad input ----------------------------------------------------------------
