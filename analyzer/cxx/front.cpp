@@ -250,18 +250,8 @@ class BuildPchAction : public ASTFrontendAction {
   std::string* out_;
 };
 
-class CountingDiagnostics : public DiagnosticConsumer {
- public:
-  void HandleDiagnostic(DiagnosticsEngine::Level level, const clang::Diagnostic& info) override {
-    DiagnosticConsumer::HandleDiagnostic(level, info);
-    if (level >= DiagnosticsEngine::Error && first_error.empty()) {
-      llvm::SmallString<256> msg;
-      info.FormatDiagnostic(msg);
-      first_error = msg.str().str();
-    }
-  }
-  std::string first_error;
-};
+// Counts errors (DiagnosticConsumer::getNumErrors) and prints nothing.
+class CountingDiagnostics : public DiagnosticConsumer {};
 
 void enable_crash_recovery() {
   static std::once_flag once;
@@ -1245,10 +1235,8 @@ class FactsVisitor : public RecursiveASTVisitor<FactsVisitor> {
       stream_arg = 8;
     } else if (base == "cudaLaunchKernelEx" || base == "cudaLaunchKernelExC" || base == "cuLaunchKernelEx") {
       kernel_arg = 1;
-    } else if (base == "cudaLaunchCooperativeKernelMultiDevice" || base == "cudaLaunchHostFunc" ||
-               base == "cuLaunchHostFunc") {
-      kernel_arg = -1;
-      if (base != "cudaLaunchCooperativeKernelMultiDevice") return;
+    } else if (base == "cudaLaunchCooperativeKernelMultiDevice") {
+      kernel_arg = -1;  // an array of launch parameters, one per device
     } else {
       return;
     }
