@@ -105,6 +105,31 @@ class ForeignFileAccessCheck : public Check {
     return std::nullopt;
   }
 
+  // A loop variable over a literal sequence of paths (`for p in ("a.yaml",
+  // os.path.join(here, "b.yaml")): open(p)`): the first element that names a
+  // foreign file, else the first constant element; nullopt when none is constant.
+  static std::optional<std::string> loop_path(const Module& m, Node e) {
+    if (!e.valid() || e.type() != "identifier") return std::nullopt;
+    for (Node p = e.parent(); p.valid(); p = p.parent()) {
+      if (p.type() == "function_definition" || p.type() == "class_definition") break;
+      if (p.type() != "for_statement") continue;
+      Node left = p.field("left");
+      Node right = p.field("right");
+      if (!left.valid() || !right.valid() || left.text() != e.text()) continue;
+      if (right.type() != "tuple" && right.type() != "list") return std::nullopt;
+      std::optional<std::string> first;
+      for (const auto& el : right.named_children()) {
+        auto v = constant_path(m, el);
+        if (!v) continue;
+        std::string rest = v->starts_with("<own>") ? v->substr(5) : *v;
+        if (!rest.empty() && std::regex_search(rest, foreign_name())) return v;
+        if (!first) first = v;
+      }
+      return first;
+    }
+    return std::nullopt;
+  }
+
   void run_python(const Module& m, FindingSink& sink) const {
     LineOnce once;
     auto report = [&](Node at, const std::string& msg, const std::string& symbol, rules::Confidence conf) {
@@ -139,6 +164,7 @@ class ForeignFileAccessCheck : public Check {
       }
       if (!path_expr.valid()) continue;
       auto path = constant_path(m, path_expr);
+      if (!path) path = loop_path(m, path_expr);
       const std::string shown = one_line(path_expr.text(), 50);
       const std::string fn = c.qualified.empty() ? "." + c.method + "()" : c.qualified;
       if (path) {

@@ -1,6 +1,8 @@
 // output-cached-on-identity: results stored under the identity of the
 // inputs (data_ptr(), id(), `is`, _version, hash) and handed back, and
 // outputs computed once and returned on every later call.
+#include <set>
+
 #include "analyzer/checks/factories.h"
 #include "analyzer/checks/pattern_helpers.h"
 
@@ -56,10 +58,40 @@ std::vector<std::string> return_texts(const Module& m, Node scope) {
 
 // Returns of `scope` that hand back stored state: self.x, C[...], C.get(...).
 std::string stored_return(const Module& m, Node scope, const std::string& container) {
+  // Local names that hold what the container holds: `hit = C.get(key)`,
+  // `hit = C[key]`; a later `return hit` hands the stored value back.
+  std::set<std::string> aliases;
+  if (!container.empty()) {
+    m.walk(scope, [&](Node n) {
+      if (n.type() == "function_definition" && !(n == scope)) return false;
+      if (n.type() != "assignment") return true;
+      Node left = n.field("left");
+      Node right = n.field("right");
+      if (!left.valid() || !right.valid() || left.type() != "identifier") return true;
+      bool reads = false;
+      m.walk(right, [&](Node r) {
+        if (reads) return false;
+        if (r.type() == "subscript" && r.field("value").valid() && r.field("value").text() == container) reads = true;
+        if (r.type() == "call") {
+          Node fn = r.field("function");
+          if (fn.valid() && fn.type() == "attribute" && fn.field("object").valid() &&
+              fn.field("object").text() == container) {
+            const auto a = fn.field("attribute").text();
+            if (a == "get" || a == "setdefault" || a == "__getitem__") reads = true;
+          }
+        }
+        return true;
+      });
+      if (reads) aliases.insert(std::string(left.text()));
+      return true;
+    });
+  }
   for (const auto& r : return_texts(m, scope)) {
     std::string_view v = std::string_view(r).substr(std::min<size_t>(r.size(), 7));  // after "return "
     if (!container.empty() && v.find(container) != std::string_view::npos) return one_line(r);
     if (container.empty() && v.starts_with("self.")) return one_line(r);
+    while (!v.empty() && (v.back() == ' ' || v.back() == ';')) v.remove_suffix(1);
+    if (aliases.count(std::string(v))) return one_line(r);
   }
   return {};
 }

@@ -43,12 +43,14 @@ class ShapeHardcodedCheck : public Check {
   const CheckInfo& info() const override { return kInfo; }
 
   void run(const Submission& s, const Context& ctx, FindingSink& sink) const override {
-    std::set<long long> graded;
+    std::set<long long> graded, all_values;
     const bool have_problem = ctx.problem != nullptr && !ctx.problem->shape_values.empty();
     if (have_problem)
-      for (long long v : ctx.problem->shape_values)
+      for (long long v : ctx.problem->shape_values) {
+        all_values.insert(v);
         if (v >= 16) graded.insert(v);
-    if (s.python) run_python(*s.python, have_problem, graded, sink);
+      }
+    if (s.python) run_python(*s.python, have_problem, graded, all_values, sink);
     run_cxx(s, have_problem, graded, sink);
   }
 
@@ -130,7 +132,8 @@ class ShapeHardcodedCheck : public Check {
     return v >= 64 && !(power_of_two(v) && v <= 256);
   }
 
-  void run_python(const Module& m, bool have_problem, const std::set<long long>& graded, FindingSink& sink) const {
+  void run_python(const Module& m, bool have_problem, const std::set<long long>& graded,
+                  const std::set<long long>& all_values, FindingSink& sink) const {
     LineOnce once;
     const auto tables = literal_tables(m);
     std::set<std::pair<uint32_t, uint32_t>> chains;
@@ -148,7 +151,7 @@ class ShapeHardcodedCheck : public Check {
           if (f.node == n && f.is_triton_kernel) return false;  // tl.constexpr specialisation is not a shape pin
       }
       if (n.type() == "dictionary") {
-        check_table(m, n, have_problem, graded, sink, once);
+        check_table(m, n, have_problem, graded, all_values, sink, once);
         return true;
       }
       if (n.type() != "comparison_operator") return true;
@@ -265,14 +268,19 @@ class ShapeHardcodedCheck : public Check {
   }
 
   void check_table(const Module& m, Node dict, bool have_problem, const std::set<long long>& graded,
-                   FindingSink& sink, LineOnce& once) const {
+                   const std::set<long long>& all_values, FindingSink& sink, LineOnce& once) const {
     int keyed = 0;
     std::vector<long long> seen;
     for (const auto& pair : dict.named_children()) {
       if (pair.type() != "pair") continue;
       auto values = literals(m, pair.field("key"));
       if (values.empty()) continue;
-      bool all = std::all_of(values.begin(), values.end(), [&](long long v) { return pinned(v, have_problem, graded); });
+      // A key is a graded shape when every value in it is one of the problem's
+      // shape values (small ones such as M=1 included) and one at least is large.
+      bool all = have_problem && values.size() > 1
+                     ? std::all_of(values.begin(), values.end(), [&](long long v) { return all_values.count(v) > 0; }) &&
+                           std::any_of(values.begin(), values.end(), [&](long long v) { return graded.count(v) > 0; })
+                     : std::all_of(values.begin(), values.end(), [&](long long v) { return pinned(v, have_problem, graded); });
       if (!all) return;  // a table with other keys is not about the graded shapes
       if (!have_problem && values.size() < 2) return;
       ++keyed;
@@ -302,7 +310,7 @@ class ShapeHardcodedCheck : public Check {
       }
       if (t == "comparison_operator") {
         auto kids = n.named_children();
-        if (kids.size() == 2 && kids[1].text() == name) fallback = true;
+        if (kids.size() == 2 && kids[1].text() == name && !rejects_others(n)) fallback = true;
       }
       return true;
     });
@@ -312,6 +320,21 @@ class ShapeHardcodedCheck : public Check {
                (have_problem ? " that are exactly the problem's graded shapes" : " of large literal sizes") +
                " and is looked up without a default, so any other shape fails",
            have_problem ? rules::Confidence::medium : rules::Confidence::low);
+  }
+
+  // `assert key in TABLE` and `if key not in TABLE: raise ...` test membership
+  // only to reject every other shape: no fallback.
+  static bool rejects_others(const Node& cmp) {
+    for (Node p = cmp.parent(); p.valid(); p = p.parent()) {
+      const auto t = p.type();
+      if (t == "assert_statement") return true;
+      if (t == "if_statement" || t == "elif_clause") {
+        Node body = p.field("consequence");
+        return body.valid() && first_statement_type(body) == "raise_statement";
+      }
+      if (t == "block" || t == "function_definition" || t == "expression_statement" || t == "assignment") break;
+    }
+    return false;
   }
 
   void report(const Module& m, Node at, FindingSink& sink, LineOnce& once, std::string msg,
