@@ -20,8 +20,23 @@ int Node::end_line() const { return valid() ? static_cast<int>(ts_node_end_point
 
 Node Node::parent() const {
   if (!valid()) return {};
+  const auto& parents = module_->impl_->parents;
+  const auto it = parents.find({node_.id, ts_node_start_byte(node_)});
+  if (it != parents.end()) return Node(it->second, module_);
+  if (!parents.empty()) return {};  // the root, or a node of no tree of this module
   TSNode p = ts_node_parent(node_);
   return ts_node_is_null(p) ? Node() : Node(p, module_);
+}
+
+void Module::Impl::build_parents() {
+  if (!tree) return;
+  std::vector<TSNode> stack;  // the path from the root to the cursor's node
+  preorder(ts_tree_root_node(tree), [&](TSNode n, const char*, int depth) {
+    stack.resize(depth);
+    if (depth > 0) parents[{n.id, ts_node_start_byte(n)}] = stack.back();
+    stack.push_back(n);
+    return true;
+  });
 }
 
 Node Node::field(const char* name) const {
@@ -98,6 +113,7 @@ std::unique_ptr<Module> Module::parse(SourceFile file, const ParseLimits& limits
   im.parser = ts_parser_new();
   ts_parser_set_language(im.parser, tree_sitter_python());
   im.parse_bounded(limits);
+  im.build_parents();
   im.build_scopes();
   // Unparsed ranges count as syntax errors at their first line.
   for (const auto& r : im.unparsed) im.error_lines.push_back(r.first);

@@ -143,6 +143,20 @@ struct Module::Impl {
   std::vector<int> error_lines;
   std::vector<std::pair<int, int>> unparsed;  // line ranges left out of the tree
 
+  // Every node's parent, filled once after the parse: tree-sitter 0.20's
+  // ts_node_parent walks down from the root, which made checks that climb
+  // parents quadratic (cubic on deeply nested hostile input).
+  struct NodeKey {
+    const void* id;
+    uint32_t start;
+    bool operator==(const NodeKey& o) const { return id == o.id && start == o.start; }
+  };
+  struct NodeKeyHash {
+    size_t operator()(const NodeKey& k) const { return std::hash<const void*>()(k.id) ^ (size_t{k.start} << 1); }
+  };
+  std::unordered_map<NodeKey, TSNode, NodeKeyHash> parents;
+  void build_parents();
+
   // module.cpp: the time-bounded parse.
   void parse_bounded(const ParseLimits& limits);
 

@@ -66,7 +66,7 @@ TEST(BadInput, SyntaxErrorStillAnalysesTheRest) {
   const std::string text = "def broken(:\n    pass\n" + kBannedTail;
   const auto f = shared_analyzer().analyze_text("syntax.py", text);
   EXPECT_TRUE(has_at(f, "analysis-incomplete", 1));
-  EXPECT_TRUE(has_at(f, "banned-call", 5));
+  EXPECT_TRUE(has_at(f, "banned-call", 6));
 }
 
 TEST(BadInput, UnterminatedStringDoesNotHang) {

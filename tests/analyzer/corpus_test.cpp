@@ -46,6 +46,9 @@ const analyzer::Analyzer& analyzer_for(const std::string& problem) {
   return *slot;
 }
 
+// Test names and failure messages show the path, not the struct's bytes.
+void PrintTo(const Entry& e, std::ostream* os) { *os << e.path; }
+
 class Corpus : public ::testing::TestWithParam<Entry> {};
 
 TEST_P(Corpus, StaticFindingsMatchTheManifest) {
