@@ -36,14 +36,6 @@ std::string reason_line(const Finding& f) {
          f.message + (where.empty() ? "" : " (" + where + ")");
 }
 
-json timing_summary(const json& run) {
-  // Bench and fresh medians side by side per shape, and their ratio.
-  json rows = json::array();
-  if (!run.contains("timing") || !run["timing"].is_array()) return rows;
-  for (const auto& t : run["timing"]) rows.push_back(t);
-  return rows;
-}
-
 }  // namespace
 
 VerdictPolicy verdict_policy_of(const RulePack& pack) {
@@ -144,7 +136,10 @@ json decide_verdict(const Evidence& evidence, const VerdictPolicy& policy) {
           {"reasons", reasons},
           {"deciding", deciding_json},
           {"beside", beside_json},
-          {"timing", evidence.run ? timing_summary(*evidence.run) : json::array()},
+          // Bench and fresh times per shape, as the run measured them.
+          {"timing", evidence.run && evidence.run->contains("timing") && (*evidence.run)["timing"].is_array()
+                         ? (*evidence.run)["timing"]
+                         : json::array()},
           {"evidence", {{"static", evidence.analysis != nullptr}, {"run", evidence.run != nullptr}}}};
 }
 
