@@ -20,6 +20,6 @@ struct FindingInfo {
   std::string_view confirm;      // how a person confirms it by hand
 };
 
-// Registered by each component in its own catalog function; see
-// runner/finding_catalog.h and tracer's equivalent when they exist.
+// The runner lists the probe, timing and trace ids it reports in
+// runner/finding_catalog.h (trace-backed findings are made there too).
 }  // namespace kaudit::rules
