@@ -226,7 +226,13 @@ json run_audit(const std::vector<AuditItem>& items, const AuditOptions& o) {
 #endif
   }
 
-  // Stage 2: runs (in parallel with --jobs) and verdicts.
+  // Stage 2: runs (in parallel with --jobs) and verdicts. Jobs on one device
+  // take turns at its GPU-heavy phases (RunOptions::device_lock).
+  const int jobs = std::max(1, std::min<int>(o.jobs, static_cast<int>(items.size())));
+  std::map<std::string, std::shared_ptr<std::mutex>> device_locks;
+  auto device_of = [&](int worker_index) { return o.gpus.empty() ? std::string() : o.gpus[worker_index % o.gpus.size()]; };
+  if (jobs > 1)
+    for (int w = 0; w < jobs; ++w) device_locks.try_emplace(device_of(w), std::make_shared<std::mutex>());
   std::vector<json> entries(items.size());
   std::mutex print_mutex;
   std::atomic<size_t> next{0};
@@ -238,13 +244,16 @@ json run_audit(const std::vector<AuditItem>& items, const AuditOptions& o) {
       const auto start = std::chrono::steady_clock::now();
       std::string status = "done";
       json verdict;
+      const bool runnable = it.problem && it.source.extension() == ".py" && device != "none" &&
+                            (device == "cuda" || !needs_gpu(it.source));
       const auto old = read_json(dir / "verdict.json");
-      if (old && !o.force) {
+      // Resuming keeps what was decided; what was not run before is run now
+      // when it can be (a static-only batch finished on a GPU machine).
+      const bool old_not_run = old && old->value("result", "") == "not-run";
+      if (old && !o.force && !(old_not_run && runnable && !fs::exists(dir / "run.json"))) {
         verdict = *old;
-        status = verdict.value("result", "") == "not-run" ? "not-run" : "done";
+        status = old_not_run ? "not-run" : "done";
       } else {
-        const bool runnable = it.problem && it.source.extension() == ".py" && device != "none" &&
-                              (device == "cuda" || !needs_gpu(it.source));
         if (runnable && (o.force || !fs::exists(dir / "run.json"))) {
           RunOptions ro;
           ro.problem = *it.problem;
@@ -253,7 +262,9 @@ json run_audit(const std::vector<AuditItem>& items, const AuditOptions& o) {
           ro.trace = o.trace && device == "cuda";
           ro.python = o.python;
           ro.trials = o.trials;
-          if (!o.gpus.empty()) ro.env["CUDA_VISIBLE_DEVICES"] = o.gpus[worker_index % o.gpus.size()];
+          if (!o.gpus.empty()) ro.env["CUDA_VISIBLE_DEVICES"] = device_of(worker_index);
+          if (const auto lock = device_locks.find(device_of(worker_index)); lock != device_locks.end())
+            ro.device_lock = lock->second;
           ro.trace_output = dir;
           try {
             write_json(dir / "run.json", run_submission(ro));
@@ -288,7 +299,6 @@ json run_audit(const std::vector<AuditItem>& items, const AuditOptions& o) {
       }
     }
   };
-  const int jobs = std::max(1, std::min<int>(o.jobs, static_cast<int>(items.size())));
   std::vector<std::thread> threads;
   for (int w = 1; w < jobs; ++w) threads.emplace_back(worker, w);
   worker(0);

@@ -379,6 +379,19 @@ json run_submission(const RunOptions& o) {
                 {"init_seed", o.init_seed}, {"cases", cases}};
     std::ofstream(ref_cfg) << cfg.dump();
   }
+  // The device's turn (RunOptions::device_lock): taken for each GPU-heavy
+  // phase, given back between them; the wait is reported.
+  double device_wait_s = 0;
+  auto take_device = [&]() {
+    if (!o.device_lock) return std::unique_lock<std::mutex>();
+    const auto asked = clock_type::now();
+    std::unique_lock<std::mutex> turn(*o.device_lock);
+    device_wait_s += std::chrono::duration<double>(clock_type::now() - asked).count();
+    return turn;
+  };
+  auto note_device_wait = [&]() {
+    if (o.device_lock) result["device_wait_seconds"] = device_wait_s;
+  };
   const auto env = child_env(o, ws.refwork(), trace_dir, fs::path());
   Child ref({{python.string(), "-B", harness.string(), ref_cfg.string()}, env, ws.refwork()});
 
@@ -406,12 +419,16 @@ json run_submission(const RunOptions& o) {
   bool generated = false;
   json ref_error;
   {
-    const Outcome out = drive(ref, setup_s, [&](const json& m) -> double {
+    // The reference imports and reports its shapes, then waits for its turn
+    // on the device to generate the inputs.
+    bool have_shapes = false;
+    auto on_reference = [&](const json& m) -> double {
       const std::string ev = m["event"];
       if (ev == "hello") result["environment"] = m.value("environment", json::object());
-      else if (ev == "shapes" && m.contains("shapes") && m["shapes"].is_array()) {
+      else if (ev == "shapes" && m.contains("shapes") && m["shapes"].is_array() && !have_shapes) {
         shapes = m["shapes"];
-        return phase_s;
+        have_shapes = true;
+        return -1;
       } else if (ev == "case") {
         ref_inputs[{m.value("shape", -1), m.value("case", -1)}] = m.value("inputs", json::array());
         return phase_s;
@@ -423,7 +440,14 @@ json run_submission(const RunOptions& o) {
         return -1;
       }
       return 0;
-    });
+    };
+    Outcome out = drive(ref, setup_s, on_reference);
+    std::unique_lock<std::mutex> turn;
+    if (have_shapes) {
+      turn = take_device();
+      ref.send_line("go");
+      out = drive(ref, phase_s, on_reference);
+    }
     if (!generated) {
       std::string why = out.timed_out ? "the reference timed out while generating inputs"
                         : ref_error.is_object()
@@ -433,6 +457,7 @@ json run_submission(const RunOptions& o) {
                                   ") before generating inputs";
       set_error("reference", why, {{"stderr_tail", tail(ref.stderr_text(), 4000)}});
       ref.kill_group();
+      note_device_wait();
       return result;
     }
   }
@@ -467,19 +492,22 @@ json run_submission(const RunOptions& o) {
                 {"poison", o.poison}};
     std::ofstream(stage_cfg) << cfg.dump();
   }
-  sub.send_line(stage_cfg.string());
   std::map<std::pair<int, int>, json> sub_outputs;  // (shape, case) -> output entries
   std::map<std::pair<int, int>, std::vector<int>> mutated;
   std::map<int, json> correctness_counts;
   std::map<std::pair<int, std::string>, json> timings;  // (shape, mode) -> timing message
   json sub_error, current_phase = {{"phase", "start"}};
-  bool done = false;
+  bool done = false, ready = false;
   long sub_pid = 0;
-  const Outcome sub_out = drive(sub, setup_s, [&](const json& m) -> double {
+  auto on_submission = [&](const json& m) -> double {
     const std::string ev = m["event"];
     if (ev == "hello") {
       sub_pid = m.value("pid", 0L);
       return 0;
+    }
+    if (ev == "ready" && !ready) {
+      ready = true;
+      return -1;  // set up: it waits for its inputs and its turn on the device
     }
     if (ev == "phase") {
       current_phase = m;
@@ -529,8 +557,20 @@ json run_submission(const RunOptions& o) {
       return -1;
     }
     return 0;
-  });
+  };
+  // Import and build first, without the device's turn; then the calls.
+  Outcome sub_out = drive(sub, setup_s, on_submission);
+  std::unique_lock<std::mutex> sub_turn;
+  if (ready && !sub_error.is_object()) {
+    sub_turn = take_device();
+    sub.send_line(stage_cfg.string());
+    std::vector<std::string> bad = std::move(sub_out.bad_messages);
+    sub_out = drive(sub, phase_s, on_submission);
+    bad.insert(bad.end(), sub_out.bad_messages.begin(), sub_out.bad_messages.end());
+    sub_out.bad_messages = std::move(bad);
+  }
   const ExitStatus sub_status = sub.finish(std::chrono::seconds(sub_out.timed_out ? 0 : 5));
+  if (sub_turn.owns_lock()) sub_turn.unlock();
   const double sub_seconds = std::chrono::duration<double>(clock_type::now() - sub_started).count();
   result["submission_process"] = {{"exit", sub_status.describe()},
                                   {"seconds", sub_seconds},
@@ -613,6 +653,7 @@ json run_submission(const RunOptions& o) {
     bool ref_done = false;
     json err;
     Outcome out;
+    std::unique_lock<std::mutex> turn = take_device();
     if (ref.send_line(check_cfg.string())) {
       out = drive(ref, phase_s, [&](const json& m) -> double {
         const std::string ev = m["event"];
@@ -762,6 +803,7 @@ json run_submission(const RunOptions& o) {
   }
   rules::sort_and_deduplicate(findings);
   for (const auto& f : findings) result["findings"].push_back(rules::to_json(f));
+  note_device_wait();
   return result;
 }
 

@@ -183,6 +183,9 @@ def sync(torch):
 def run_reference(torch):
     problem = Problem(torch)
     send("shapes", shapes=problem.shapes)
+    # Wait for the device's turn (runs that share a GPU take turns at it).
+    if not sys.stdin.readline():
+        return
     xfer = CONFIG["xfer"]
     with torch.no_grad():
         for i in range(len(problem.shapes)):

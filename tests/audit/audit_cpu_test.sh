@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# kaudit audit end to end in CPU mode (no GPU): a batch first audited
+# statically (--device none, everything not-run), then resumed with
+# --device cpu --jobs 2, which runs what was not run and must reach every
+# verdict of tests/audit/cpu_manifest.json (--expect); the jobs take turns at
+# the device (device_wait_seconds in each run document); the reports.
+set -uo pipefail
+kaudit="$1"
+root="$2"
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+cd "$root"
+fail() { echo "FAIL: $*"; cat "$out"/log* 2>/dev/null | tail -40; exit 1; }
+manifest=tests/audit/cpu_manifest.json
+
+"$kaudit" audit --device none --manifest "$manifest" -o "$out" > "$out/log1" 2>&1
+grep -q '"not-run": 6' "$out/summary.json" || fail "a static-only batch leaves every submission not-run"
+
+"$kaudit" audit --device cpu --jobs 2 --expect --manifest "$manifest" -o "$out" > "$out/log2" 2>&1
+rc=$?
+[[ $rc == 0 ]] || fail "exit status $rc, want 0 with --expect (every verdict as the manifest says)"
+grep -q "6 of 6 verdicts match the manifest" "$out/log2" || fail "not every verdict matched the manifest"
+for key in solutions__clean solutions__cache_identity solutions__crash; do
+  [[ -s "$out/$key/run.json" ]] || fail "$key was not run when the batch was resumed on the CPU"
+  grep -q '"device_wait_seconds"' "$out/$key/run.json" || fail "$key: jobs did not take turns at the device"
+done
+python3 - "$out/summary.json" <<'PY' || fail "summary.json"
+import json, sys
+s = json.load(open(sys.argv[1]))
+assert s["device"] == "cpu", s["device"]
+assert s["counts"]["clean"] == 2 and s["counts"]["cheat"] == 3 and s["counts"]["unverified"] == 1, s["counts"]
+assert s["expectations"] == {"matched": 6, "of": 6}, s["expectations"]
+PY
+[[ -s "$out/report.html" && -s "$out/report.md" ]] || fail "reports missing"
+echo "audit cpu test passed"
