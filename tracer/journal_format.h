@@ -16,5 +16,7 @@ inline constexpr const char* kEnvTraceDir = "KAUDIT_TRACE_DIR";
 inline constexpr const char* kEnvTraceFile = "KAUDIT_TRACE_FILE";
 // Milliseconds between the tracer's background flushes (default 1000; 0: off).
 inline constexpr const char* kEnvFlushMs = "KAUDIT_TRACE_FLUSH_MS";
+// "all" (default), "api" or "activity": which parts of the tracer run (docs/tracer.md).
+inline constexpr const char* kEnvTraceParts = "KAUDIT_TRACE_PARTS";
 
 }  // namespace kaudit::tracer

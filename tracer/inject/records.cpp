@@ -1,5 +1,7 @@
 #include "tracer/inject/records.h"
 
+#include "tracer/inject/json_line.h"
+
 #include <cxxabi.h>
 #include <nlohmann/json.hpp>
 
@@ -12,19 +14,49 @@ namespace {
 
 using nlohmann::json;
 
-// Demangling is slow and names repeat; the cache is used under the
-// journal lock (injection.cpp), so it needs no lock of its own.
-const std::string& demangled(const char* raw) {
+// A kernel name as JSON, raw and demangled. Demangling and escaping are slow
+// and names repeat; callers hold the journal lock (injection.cpp), so the
+// cache needs no lock of its own.
+struct Name {
+  std::string raw_json;
+  std::string demangled_json;  // empty when the name is not mangled
+};
+
+const Name& name_of(const char* raw) {
   // Never destroyed: records can arrive while the process exits.
-  static auto& cache = *new std::unordered_map<std::string, std::string>();
-  auto [it, inserted] = cache.try_emplace(raw);
+  static auto& cache = *new std::unordered_map<std::string, Name>();
+  auto [it, inserted] = cache.try_emplace(raw != nullptr ? raw : "");
   if (inserted) {
+    append_json_string(it->second.raw_json, it->first);
     int status = 0;
-    char* text = abi::__cxa_demangle(raw, nullptr, nullptr, &status);
-    if (status == 0 && text != nullptr) it->second = text;
+    char* text = raw != nullptr ? abi::__cxa_demangle(raw, nullptr, nullptr, &status) : nullptr;
+    if (status == 0 && text != nullptr) append_json_string(it->second.demangled_json, text);
     std::free(text);
   }
-  return it->second;  // empty when the name is not mangled
+  return it->second;
+}
+
+void kernel_line(const CUpti_ActivityKernel10& k, std::string& out) {
+  const Name& name = name_of(k.name);
+  JsonLine line(out, "kernel");
+  line.num("corr", k.correlationId)
+      .raw("name", name.raw_json)
+      .triple("grid", k.gridX, k.gridY, k.gridZ)
+      .triple("block", k.blockX, k.blockY, k.blockZ)
+      .triple("cluster", k.clusterX, k.clusterY, k.clusterZ)
+      .num("regs", k.registersPerThread)
+      .num("smem_static", k.staticSharedMemory)
+      .num("smem_dynamic", k.dynamicSharedMemory)
+      .num("local_per_thread", k.localMemoryPerThread)
+      .num("device", k.deviceId)
+      .num("context", k.contextId)
+      .num("stream", k.streamId)
+      .num("graph", k.graphId)
+      .num("graph_node", k.graphNodeId)
+      .num("start", k.start)
+      .num("end", k.end);
+  if (!name.demangled_json.empty()) line.raw("demangled", name.demangled_json);
+  if (k.isDeviceLaunched != 0) line.boolean("device_launched", true);
 }
 
 void append(const json& line, std::string& out) {
@@ -32,33 +64,50 @@ void append(const json& line, std::string& out) {
   out += '\n';
 }
 
-void kernel_line(const CUpti_ActivityKernel10& k, std::string& out) {
-  json j = {{"type", "kernel"},
-            {"corr", k.correlationId},
-            {"name", k.name != nullptr ? k.name : ""},
-            {"grid", {k.gridX, k.gridY, k.gridZ}},
-            {"block", {k.blockX, k.blockY, k.blockZ}},
-            {"cluster", {k.clusterX, k.clusterY, k.clusterZ}},
-            {"regs", k.registersPerThread},
-            {"smem_static", k.staticSharedMemory},
-            {"smem_dynamic", k.dynamicSharedMemory},
-            {"local_per_thread", k.localMemoryPerThread},
-            {"device", k.deviceId},
-            {"context", k.contextId},
-            {"stream", k.streamId},
-            {"graph", k.graphId},
-            {"graph_node", k.graphNodeId},
-            {"start", k.start},
-            {"end", k.end}};
-  if (k.name != nullptr) {
-    const std::string& d = demangled(k.name);
-    if (!d.empty()) j["demangled"] = d;
-  }
-  if (k.isDeviceLaunched != 0) j["device_launched"] = true;
-  append(j, out);
-}
-
 }  // namespace
+
+void append_json_string(std::string& out, std::string_view s) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  out += '"';
+  for (size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      if (c == '"' || c == '\\') {
+        out += '\\';
+        out += static_cast<char>(c);
+      } else if (c < 0x20 || c == 0x7f) {
+        out += "\\u00";
+        out += kHex[c >> 4];
+        out += kHex[c & 15];
+      } else {
+        out += static_cast<char>(c);
+      }
+      ++i;
+      continue;
+    }
+    // A multi-byte sequence: copied when well formed, else U+FFFD for its first byte.
+    size_t len = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c <= 0xdf ? 2 : 0;
+    if (len == 3 && c > 0xef) len = 0;
+    bool ok = len != 0 && i + len <= s.size();
+    for (size_t k = 1; ok && k < len; ++k) ok = (static_cast<unsigned char>(s[i + k]) & 0xc0) == 0x80;
+    if (ok && len == 3) {  // no overlong forms, no surrogates
+      const auto c1 = static_cast<unsigned char>(s[i + 1]);
+      ok = !(c == 0xe0 && c1 < 0xa0) && !(c == 0xed && c1 >= 0xa0);
+    }
+    if (ok && len == 4) {
+      const auto c1 = static_cast<unsigned char>(s[i + 1]);
+      ok = !(c == 0xf0 && c1 < 0x90) && !(c == 0xf4 && c1 >= 0x90);
+    }
+    if (ok) {
+      out.append(s.data() + i, len);
+      i += len;
+    } else {
+      out += "\xef\xbf\xbd";
+      ++i;
+    }
+  }
+  out += '"';
+}
 
 const char* memcpy_kind_name(unsigned kind) {
   switch (kind) {
@@ -83,18 +132,33 @@ bool append_record_line(const CUpti_Activity* record, std::string& out) {
       return true;
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
       const auto& m = *reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
-      append({{"type", "memcpy"}, {"corr", m.correlationId}, {"runtime_corr", m.runtimeCorrelationId}, {"copy_kind", memcpy_kind_name(m.copyKind)},
-              {"bytes", m.bytes}, {"device", m.deviceId}, {"context", m.contextId}, {"stream", m.streamId},
-              {"graph", m.graphId}, {"graph_node", m.graphNodeId}, {"start", m.start}, {"end", m.end}},
-             out);
+      JsonLine(out, "memcpy")
+          .num("corr", m.correlationId)
+          .num("runtime_corr", m.runtimeCorrelationId)
+          .str("copy_kind", memcpy_kind_name(m.copyKind))
+          .num("bytes", m.bytes)
+          .num("device", m.deviceId)
+          .num("context", m.contextId)
+          .num("stream", m.streamId)
+          .num("graph", m.graphId)
+          .num("graph_node", m.graphNodeId)
+          .num("start", m.start)
+          .num("end", m.end);
       return true;
     }
     case CUPTI_ACTIVITY_KIND_MEMSET: {
       const auto& m = *reinterpret_cast<const CUpti_ActivityMemset4*>(record);
-      append({{"type", "memset"}, {"corr", m.correlationId}, {"value", m.value}, {"bytes", m.bytes},
-              {"device", m.deviceId}, {"context", m.contextId}, {"stream", m.streamId}, {"graph", m.graphId},
-              {"graph_node", m.graphNodeId}, {"start", m.start}, {"end", m.end}},
-             out);
+      JsonLine(out, "memset")
+          .num("corr", m.correlationId)
+          .num("value", m.value)
+          .num("bytes", m.bytes)
+          .num("device", m.deviceId)
+          .num("context", m.contextId)
+          .num("stream", m.streamId)
+          .num("graph", m.graphId)
+          .num("graph_node", m.graphNodeId)
+          .num("start", m.start)
+          .num("end", m.end);
       return true;
     }
     case CUPTI_ACTIVITY_KIND_MARKER: {
