@@ -28,18 +28,18 @@ nvcc --version | tail -2
 step configure
 # tests/gpu/tracer_build builds the tracer alone, so that work in progress
 # elsewhere in the tree cannot stop this run.
-cmake -S tests/gpu/tracer_build -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release \
+cmake -S tests/gpu/tracer_build -B build-gpu-tracer -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DKAUDIT_EXTRA_INCLUDE="$ROOT/.device-deps/include" -DCMAKE_CUDA_ARCHITECTURES=90 >"$OUT/configure.txt" 2>&1 || { tail -40 "$OUT/configure.txt"; exit 1; }
 
 step build
-ninja -C build-gpu -j 16 kaudit kaudit_tracer tracer_model_test tracer_gpu_test tracer_cuda_app || exit 1
+ninja -C build-gpu-tracer -j 16 kaudit kaudit_tracer tracer_model_test tracer_gpu_test tracer_cuda_app || exit 1
 
 step "GPU tests (ctest -L gpu lists them)"
-ctest --test-dir build-gpu -L gpu -N | tail -12
+ctest --test-dir build-gpu-tracer -L gpu -N | tail -12
 TRACES=/tmp/kaudit-gpu-traces
 rm -rf "$TRACES"
 export KAUDIT_GPU_TEST_OUT=$TRACES
-timeout 420 build-gpu/tests/tracer/tracer_gpu_test --gtest_color=no || failures+=(gpu_test)
+timeout 420 build-gpu-tracer/tests/tracer/tracer_gpu_test --gtest_color=no || failures+=(gpu_test)
 unset KAUDIT_GPU_TEST_OUT
 for f in "$TRACES"/*.log; do echo "--- $(basename "$f")"; tail -5 "$f"; done
 
@@ -51,7 +51,7 @@ cp "$TRACES"/trace_cuda_app.json "$TRACES"/trace_torch_app.json "$TRACES"/fault_
 cp "$TRACES"/trace_cuda_app.journals/kaudit-trace.*.jsonl /tmp/fixtures/journal_cuda_app.jsonl 2>/dev/null
 cp "$TRACES"/trace_torch_app.chrome.json /tmp/fixtures/ 2>/dev/null
 cp /tmp/fixtures/* tests/tracer/fixtures/ 2>/dev/null
-timeout 120 build-gpu/tests/tracer/tracer_model_test --gtest_color=no || failures+=(model_test)
+timeout 120 build-gpu-tracer/tests/tracer/tracer_model_test --gtest_color=no || failures+=(model_test)
 tar czf "$OUT/tracer_fixtures.tgz" -C /tmp/fixtures .
 ls -la /tmp/fixtures
 
@@ -64,24 +64,25 @@ if [[ ${KAUDIT_GPU_QUICK:-0} == 1 ]]; then
 fi
 
 step "kaudit trace on the PyTorch/Triton script (the summary for docs/tracer.md)"
-timeout 120 build-gpu/kaudit trace -o /tmp/torch_app.json --chrome /tmp/torch_app.chrome.json -- \
+timeout 120 build-gpu-tracer/kaudit trace -o /tmp/torch_app.json --chrome /tmp/torch_app.chrome.json -- \
   python3 tests/gpu/tracer_torch_app.py || failures+=(kaudit_trace_example)
 
-step "overhead: no tracer, kaudit, torch.profiler, side by side"
+step "overhead: no tracer, kaudit (whole, launch callbacks only, GPU records only), torch.profiler, side by side"
 rm -f /tmp/overhead.jsonl
-for round in ${KAUDIT_OVERHEAD_ROUNDS:-1}; do
-  for mode in none kaudit profiler; do
+for round in ${KAUDIT_OVERHEAD_ROUNDS:-1 2}; do
+  for mode in none kaudit kaudit-api kaudit-activity profiler; do
     echo "--- round $round, $mode"
-    if [[ $mode == kaudit ]]; then
-      timeout 150 build-gpu/kaudit trace -q -o /tmp/overhead_trace_$round.json -- \
-        python3 tests/gpu/tracer_overhead.py measure kaudit /tmp/overhead.jsonl || failures+=(overhead_$mode)
+    if [[ $mode == kaudit* ]]; then
+      parts=${mode#kaudit}; parts=${parts#-}
+      KAUDIT_TRACE_PARTS=${parts:-all} timeout 150 build-gpu-tracer/kaudit trace -q -o /tmp/overhead_trace_${mode}_$round.json -- \
+        python3 tests/gpu/tracer_overhead.py measure $mode /tmp/overhead.jsonl || failures+=(overhead_$mode)
     else
       timeout 150 python3 tests/gpu/tracer_overhead.py measure $mode /tmp/overhead.jsonl || failures+=(overhead_$mode)
     fi
   done
 done
 cp /tmp/overhead.jsonl "$OUT/overhead.jsonl"
-python3 tests/gpu/tracer_overhead.py summarize /tmp/overhead.jsonl /tmp/overhead_trace_1.json \
+python3 tests/gpu/tracer_overhead.py summarize /tmp/overhead.jsonl /tmp/overhead_trace_kaudit_1.json \
   >"$OUT/overhead_summary.json" || failures+=(overhead_checks)
 cat "$OUT/overhead_summary.json"
 

@@ -1,9 +1,11 @@
 """Overhead of the tracer, measured side by side (docs/performance.md).
 
     python3 tracer_overhead.py measure MODE RESULTS.jsonl
-        MODE: none (no tracer), kaudit (run under `kaudit trace`), profiler
-        (torch.profiler with CUDA activities around the loops). Appends one
-        JSON line to RESULTS.jsonl.
+        MODE: none (no tracer), kaudit (run under `kaudit trace`),
+        kaudit-api and kaudit-activity (the same with KAUDIT_TRACE_PARTS=api
+        or activity: one part of the tracer each, to see where its cost is),
+        profiler (torch.profiler with CUDA activities around the loops).
+        Appends one JSON line to RESULTS.jsonl.
     python3 tracer_overhead.py summarize RESULTS.jsonl [TRACE.json]
         Medians per mode, added host time per launch and GPU time ratios
         against `none`; with TRACE.json (the kaudit run's trace document),

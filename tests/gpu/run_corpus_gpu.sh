@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The whole corpus through one command on the GPU machine (issue 6):
+#
+#   kaudit audit --manifest kernels/corpus/manifest.json -o gpu-batch --jobs N --trials T --expect
+#
+# with the kaudit that tests/gpu/run_runner_gpu.sh built (build-gpu, no
+# analyzer there). The static analysis comes from a batch made beforehand on a
+# machine with the analyzer and carried here:
+#
+#   kaudit audit --device none --manifest kernels/corpus/manifest.json -o gpu-batch
+#
+# The audit resumes, so a call that runs out of time is continued by the next
+# one. Copies the summary, the verdicts, the run documents and the reports to
+# $OUT/corpus; exit status 0 when every verdict matches the manifest.
+#
+# KAUDIT_CORPUS_JOBS (default 4), KAUDIT_CORPUS_TRIALS (default 20),
+# KAUDIT_CORPUS_BUDGET_S (default 500): seconds before the audit is stopped.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-$PWD/corpus-gpu-out}
+mkdir -p "$OUT/corpus"
+exec > >(tee -a "$OUT/corpus/audit.log") 2>&1
+KAUDIT=./build-gpu/kaudit
+[[ -x $KAUDIT ]] || { echo "no $KAUDIT: run tests/gpu/run_runner_gpu.sh first"; exit 2; }
+[[ -d gpu-batch ]] || echo "no gpu-batch/ carried: the verdicts will have no static evidence"
+start=$(date +%s)
+timeout --signal=INT "${KAUDIT_CORPUS_BUDGET_S:-500}" "$KAUDIT" audit --manifest kernels/corpus/manifest.json \
+  -o gpu-batch --jobs "${KAUDIT_CORPUS_JOBS:-4}" --trials "${KAUDIT_CORPUS_TRIALS:-20}" --expect
+rc=$?
+# Stopped by the budget: the runs' children are in their own process groups.
+pkill -KILL -f kaudit_harness.py 2>/dev/null
+echo "audit exit $rc after $(( $(date +%s) - start )) s"
+# Evidence small enough to bring back: everything but the traces.
+tar czf "$OUT/corpus/batch.tgz" --exclude='trace.json' --exclude='trace.chrome.json' gpu-batch 2>/dev/null
+cp gpu-batch/summary.json gpu-batch/report.md gpu-batch/report.html "$OUT/corpus/" 2>/dev/null
+exit $rc
