@@ -109,7 +109,8 @@ json summary_entry(const AuditItem& it, const json& v, const std::string& status
             {"seconds", seconds}};
   if (!it.expected.is_null()) {
     e["expected"] = it.expected;
-    e["matches"] = it.expected.value("result", "") == e["result"] && it.expected.value("integrity", "") == e["integrity"];
+    e["matches"] = it.expected.value("result", "") == e["result"].get<std::string>() &&
+                   it.expected.value("integrity", "") == e["integrity"].get<std::string>();
   }
   return e;
 }
@@ -343,7 +344,8 @@ json recompute_verdicts(const fs::path& dir) {
     e["result"] = v["result"];
     e["integrity"] = v["integrity"];
     if (e.contains("expected"))
-      e["matches"] = e["expected"].value("result", "") == v["result"] && e["expected"].value("integrity", "") == v["integrity"];
+      e["matches"] = e["expected"].value("result", "") == v["result"].get<std::string>() &&
+                     e["expected"].value("integrity", "") == v["integrity"].get<std::string>();
     counts[v["integrity"].get<std::string>()] = counts.value(v["integrity"].get<std::string>(), 0) + 1;
   }
   summary["counts"] = counts;

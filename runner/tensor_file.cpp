@@ -104,6 +104,18 @@ bool TensorFile::all_finite() const {
   return true;
 }
 
+double TensorFile::max_abs() const {
+  const Decoder dec = decoder_for(dtype);
+  const std::size_t esize = dtype_size(dtype), n = numel();
+  if (!dec || data.size() < n * esize) return 0;
+  double m = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double v = std::fabs(dec(data.data() + i * esize));
+    if (std::isfinite(v) && v > m) m = v;
+  }
+  return m;
+}
+
 double TensorFile::at(std::size_t i) const {
   const unsigned char* p = data.data() + i * dtype_size(dtype);
   if (dtype == "float32") return load<float>(p);

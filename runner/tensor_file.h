@@ -20,6 +20,7 @@ struct TensorFile {
   bool is_floating() const;
   double at(std::size_t i) const;  // element i as a double (NaN and inf kept)
   bool all_finite() const;         // true for non-floating dtypes
+  double max_abs() const;          // largest finite |element| (0 when none)
   std::string shape_text() const;  // "[2, 3]"
 };
 
