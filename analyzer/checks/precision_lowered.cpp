@@ -281,11 +281,13 @@ class PrecisionLoweredCheck : public Check {
           }
         }
         if (!feeds_dot) continue;
+        // The widened operand is seen flowing into tl.dot: as certain as an
+        // fp8 conversion before an MMA in device code.
         out.report(m.file(), c->node.line(), c->node.column(),
                    "The Triton kernel " + fns[i].name +
                        " converts an fp8 operand to a wider type before tl.dot, so the fp8 problem is computed on "
                        "bf16/fp16/fp32 tensor cores instead.",
-                   fns[i].name);
+                   fns[i].name, Confidence::high);
       }
     }
   }
