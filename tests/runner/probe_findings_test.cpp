@@ -49,6 +49,19 @@ TEST(ProbeFindings, FreshOverBenchNeedsMedianAndMinimum) {
   ASSERT_EQ(ids(f), std::set<std::string>{"speedup-vanishes-with-fresh-inputs"});
   EXPECT_EQ(f[0].source, kaudit::rules::Source::timing);
   EXPECT_EQ(f[0].category, kaudit::rules::Category::benchmark_aware);
+  EXPECT_NE(f[0].confidence, kaudit::rules::Confidence::low);
+}
+
+TEST(ProbeFindings, FreshOverBenchOnShortCallsIsALowConfidenceLead) {
+  auto e = clean();
+  e.modes["bench"].median_ms = 0.08;  // launch-overhead territory
+  e.modes["bench"].min_ms = 0.07;
+  e.modes["fresh"].median_ms = 0.2;
+  e.modes["fresh"].min_ms = 0.19;
+  const auto f = probe_findings(e, "s.py", 1.5);
+  ASSERT_EQ(ids(f), std::set<std::string>{"speedup-vanishes-with-fresh-inputs"});
+  EXPECT_EQ(f[0].confidence, kaudit::rules::Confidence::low);
+  EXPECT_NE(f[0].message.find("low-confidence"), std::string::npos);
 }
 
 TEST(ProbeFindings, OutputFacts) {
