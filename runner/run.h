@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -31,6 +32,10 @@ struct RunOptions {
   int warmup = 3;
   std::optional<int> trials;         // timed calls per mode; default: problem's num_perf_trials
   int samples = 3;                   // timed calls per mode whose outputs are verified
+  // A shape whose inputs of one call exceed this gets one sampled call per
+  // mode (the last): every sample's inputs stay on disk until the reference
+  // has seen them, and MoE weights are GiBs.
+  std::uintmax_t large_input_bytes = std::uintmax_t{1} << 30;
   std::optional<double> setup_timeout_s;  // import, build, model set-up; default 600 cuda, 120 cpu
   std::optional<double> phase_timeout_s;  // each shape's correctness and each mode; default 300 / 60
   std::optional<std::filesystem::path> hardware;  // a kaudit-hardware/1 file; default: by device name

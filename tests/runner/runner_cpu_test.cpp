@@ -78,6 +78,28 @@ TEST(RunnerCpu, CleanSubmissionIsCorrectWithNoFindings) {
   // flops_formula with the shape's values: 2*96*192*192 + 2*96*192.
   EXPECT_DOUBLE_EQ(r["timing"][1]["work"]["flops"].get<double>(), 2.0 * 96 * 192 * 192 + 2.0 * 96 * 192);
   for (const auto& f : r["problem_files"]) EXPECT_EQ(f["status"], "unchanged");
+  // Stress cases really are scaled: x and w by 100 make the output ~10^4 times
+  // larger, and the absolute tolerance grows with it; scaled by 0.01 it stays.
+  const double atol = r["settings"]["tolerance"]["atol"];
+  for (const auto& c : r["correctness"][0]["cases"]) {
+    if (c["kind"] != "stress") continue;
+    if (c["scale"].get<double>() > 1) EXPECT_GT(c["atol"].get<double>(), 100 * atol) << c.dump();
+    else EXPECT_EQ(c["atol"].get<double>(), atol) << c.dump();
+  }
+}
+
+TEST(RunnerCpu, LargeInputsAreSampledOncePerMode) {
+  SKIP_WITHOUT_TORCH();
+  auto o = options("linear_relu", "clean.py");
+  o.large_input_bytes = 1;  // every shape counts as large
+  const json r = kaudit::runner::run_submission(o);
+  EXPECT_EQ(r["result"], "correct") << describe(r);
+  for (const auto& t : r["timing"])
+    for (const char* mode : {"bench", "fresh", "rewrite"}) {
+      const json& samples = t["modes"][mode]["samples"];
+      ASSERT_EQ(samples.size(), 1u) << mode;
+      EXPECT_EQ(samples[0]["call"], t["modes"][mode]["n"].get<int>() - 1) << mode;  // the last call
+    }
 }
 
 TEST(RunnerCpu, KernelBenchFormatRunsUnchanged) {
