@@ -109,6 +109,26 @@ bool verdict_matches(const json& expected, const json& result, const json& integ
   return got == want || (want_result == "error" && want == "clean" && got == "unverified");
 }
 
+// What the header of the reports names: the GPU the runs ran on (from the
+// first CUDA run.json), else "available" when this audit saw one, else null.
+json gpu_of_batch(const fs::path& out_dir, const json& entries, bool gpu_here) {
+  for (const auto& e : entries) {
+    const auto run = read_json(out_dir / e.value("key", "") / "run.json");
+    if (run && run->value("device", "") == "cuda") {
+      const std::string name = run->value("environment", json::object()).value("gpu", "");
+      if (!name.empty()) return name;
+    }
+  }
+  return gpu_here ? json("available") : json(nullptr);
+}
+
+// A submission's time in the summary: its run's wall time when it was run
+// (also when a resumed batch kept it), else what this audit spent on it.
+double seconds_of(const fs::path& dir, double spent) {
+  const auto run = read_json(dir / "run.json");
+  return run && run->contains("seconds") && (*run)["seconds"].is_number() ? (*run)["seconds"].get<double>() : spent;
+}
+
 json summary_entry(const AuditItem& it, const json& v, const std::string& status, double seconds) {
   json e = {{"key", it.key},
             {"path", it.source.string()},
@@ -295,7 +315,8 @@ json run_audit(const std::vector<AuditItem>& items, const AuditOptions& o) {
           std::cerr << "kaudit audit: " << it.key << ": no verdict: " << e.what() << "\n";
         }
       }
-      const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      const double secs =
+          seconds_of(dir, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
       entries[i] = summary_entry(it, verdict, status, secs);
       const size_t n = ++done;
       if (!o.quiet) {
@@ -327,7 +348,7 @@ json run_audit(const std::vector<AuditItem>& items, const AuditOptions& o) {
                   {"kaudit_version", "0.1.0"},
                   {"root", fs::current_path().string()},  // where relative submission paths start
                   {"device", device},
-                  {"gpu", have_gpu ? json("available") : json(nullptr)},
+                  {"gpu", gpu_of_batch(o.out_dir, entries, have_gpu)},
                   {"counts", counts},
                   {"submissions", entries}};
   if (with_expectation) summary["expectations"] = {{"matched", matched}, {"of", with_expectation}};
@@ -352,11 +373,13 @@ json recompute_verdicts(const fs::path& dir) {
     const json v = verdict_in(sub_dir, read_json(sub_dir / "submission.json").value_or(json::object()));
     e["result"] = v["result"];
     e["integrity"] = v["integrity"];
+    e["seconds"] = seconds_of(sub_dir, e.value("seconds", 0.0));
     if (e.contains("expected"))
       e["matches"] = verdict_matches(e["expected"], v["result"], v["integrity"]);
     counts[v["integrity"].get<std::string>()] = counts.value(v["integrity"].get<std::string>(), 0) + 1;
   }
   summary["counts"] = counts;
+  summary["gpu"] = gpu_of_batch(dir, summary["submissions"], summary.value("gpu", json()).is_string());
   write_json(dir / "summary.json", summary);
 #ifdef KAUDIT_HAVE_REPORT
   report::write_reports(dir);

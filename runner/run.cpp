@@ -406,7 +406,11 @@ json run_submission(const RunOptions& o) {
     device_wait_s += std::chrono::duration<double>(clock_type::now() - asked).count();
     return turn;
   };
-  auto note_device_wait = [&]() {
+  // Called before the document is returned: the run's wall time, and the
+  // part of it spent waiting for the device.
+  const auto run_started = clock_type::now();
+  auto note_times = [&]() {
+    result["seconds"] = std::chrono::duration<double>(clock_type::now() - run_started).count();
     if (o.device_lock) result["device_wait_seconds"] = device_wait_s;
   };
   const auto env = child_env(o, ws.refwork(), trace_dir, fs::path());
@@ -474,7 +478,7 @@ json run_submission(const RunOptions& o) {
                                   ") before generating inputs";
       set_error("reference", why, {{"stderr_tail", tail(ref.stderr_text(), 4000)}});
       ref.kill_group();
-      note_device_wait();
+      note_times();
       return result;
     }
   }
@@ -841,7 +845,7 @@ json run_submission(const RunOptions& o) {
   }
   rules::sort_and_deduplicate(findings);
   for (const auto& f : findings) result["findings"].push_back(rules::to_json(f));
-  note_device_wait();
+  note_times();
   return result;
 }
 

@@ -170,7 +170,7 @@ void page(std::ostringstream& o, const Submission& s) {
   o << "<dl class=\"facts\"><dt>problem</dt><dd>" << html(problem_title(s.problem)) << "</dd><dt>source</dt><dd>"
     << html(s.path.empty() ? "(unknown)" : s.path) << "</dd>";
   if (!s.status.empty()) o << "<dt>audit status</dt><dd>" << html(s.status) << "</dd>";
-  if (s.seconds) o << "<dt>audit time</dt><dd>" << html(fmt_num(*s.seconds)) << " s</dd>";
+  if (s.seconds) o << "<dt>time</dt><dd>" << html(fmt_seconds(*s.seconds)) << "</dd>";
   if (!s.device.empty() || !s.hardware.empty())
     o << "<dt>ran on</dt><dd>" << html(s.device) << (s.hardware.empty() ? "" : " (" + html(s.hardware) + ")") << "</dd>";
   o << "<dt>evidence</dt><dd>" << (s.has_verdict ? "verdict " : "") << (s.has_analysis ? "analysis " : "")
@@ -248,7 +248,7 @@ void board(std::ostringstream& o, const Batch& batch) {
         << s->result << "\">" << html(s->result) << "</span></td><td>" << badge(s->integrity)
         << "</td><td class=\"num\">" << html(fmt_pct(s->bench_pct)) << "</td><td class=\"num\">"
         << html(fmt_pct(s->fresh_pct)) << "</td><td class=\"ids\">" << html(ids.empty() ? "–" : ids)
-        << "</td><td class=\"num\">" << html(s->seconds ? fmt_num(*s->seconds) + " s" : "–") << "</td></tr>";
+        << "</td><td class=\"num\">" << html(s->seconds ? fmt_seconds(*s->seconds) : "–") << "</td></tr>";
     }
     o << "</table>";
   }

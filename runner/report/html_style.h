@@ -38,7 +38,8 @@ table.board th:nth-child(4) { width:140px; } table.board th:nth-child(5), table.
 table.board th:nth-child(7) { width:24%; } table.board th:nth-child(8) { width:68px; }
 th, td { text-align:left; padding:6px 10px; border-bottom:1px solid var(--line); vertical-align:top; }
 th { font-size:12px; text-transform:uppercase; letter-spacing:.4px; color:var(--muted); background:var(--bg); }
-td.num, th.num { text-align:right; font-variant-numeric:tabular-nums; white-space:nowrap; }
+td.num, th.num { text-align:right; font-variant-numeric:tabular-nums; }
+td.num { white-space:nowrap; }
 td.rank { color:var(--muted); width:32px; }
 td.key { font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,"DejaVu Sans Mono",monospace; font-size:13px;
   word-break:break-all; }

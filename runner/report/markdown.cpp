@@ -62,7 +62,7 @@ void submission(std::ostringstream& o, const Submission& s) {
   o << "\n- problem: " << md(problem_title(s.problem)) << "\n";
   o << "- source: " << md(s.path.empty() ? "(unknown)" : s.path) << "\n";
   if (!s.status.empty()) o << "- status: " << md(s.status) << "\n";
-  if (s.seconds) o << "- audit time: " << fmt_num(*s.seconds) << " s\n";
+  if (s.seconds) o << "- time: " << fmt_seconds(*s.seconds) << "\n";
   if (!s.hardware.empty() || !s.device.empty())
     o << "- ran on: " << md(s.device) << (s.hardware.empty() ? "" : " (" + md(s.hardware) + ")") << "\n";
   if (!s.notes.empty()) {

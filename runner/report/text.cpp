@@ -187,6 +187,14 @@ std::string slug(std::string_view s) {
   return out.empty() ? "x" : out;
 }
 
+std::string fmt_seconds(double seconds) {
+  if (!std::isfinite(seconds)) return "–";
+  if (seconds < 0.05) return "< 0.1 s";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.1f s", seconds);
+  return buf;
+}
+
 std::string fmt_num(double v, int significant) {
   if (!std::isfinite(v)) return "–";
   char buf[64];

@@ -41,6 +41,8 @@ std::string fmt_ms(std::optional<double> ms);
 std::string fmt_pct(std::optional<double> pct);
 std::string fmt_ratio(std::optional<double> r);
 std::string fmt_num(double v, int significant = 3);
+// A submission's time: "12.3 s", or "< 0.1 s".
+std::string fmt_seconds(double seconds);
 
 // The last path component (for launcher objects and file names).
 std::string basename_of(std::string_view path);
