@@ -54,6 +54,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
   auto trials = std::make_shared<int>(0);
   auto setup_timeout = std::make_shared<double>(0);
   auto phase_timeout = std::make_shared<double>(0);
+  auto call_timeout = std::make_shared<double>(0);
   auto no_poison = std::make_shared<bool>(false);
   auto quiet = std::make_shared<bool>(false);
   cmd->add_option("--problem", opts->problem, "Problem folder (KernelBench-Hard or KernelBench)")->required();
@@ -75,6 +76,8 @@ void add_run_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--setup-timeout", *setup_timeout, "Seconds for import, build and set-up (default 600, cpu 120)");
   cmd->add_option("--phase-timeout", *phase_timeout,
                   "Seconds for each shape's correctness and each timing mode (default 300, cpu 60)");
+  cmd->add_option("--call-timeout", *call_timeout,
+                  "Seconds for each correctness call, at most the phase timeout (default 60, cpu 30)");
   cmd->add_option("--hardware", *hardware, "A kaudit-hardware/1 file (default: chosen by the GPU's name)");
   cmd->add_option("--peak", opts->peak_basis, "Peaks for % of peak: measured or datasheet")
       ->check(CLI::IsMember({"measured", "datasheet"}));
@@ -101,6 +104,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
     if (*trials > 0) o.trials = *trials;
     if (*setup_timeout > 0) o.setup_timeout_s = *setup_timeout;
     if (*phase_timeout > 0) o.phase_timeout_s = *phase_timeout;
+    if (*call_timeout > 0) o.call_timeout_s = *call_timeout;
     if (!hardware->empty()) o.hardware = *hardware;
     if (!pack->empty()) o.rule_pack = *pack;
     o.poison = !*no_poison;

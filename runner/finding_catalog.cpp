@@ -81,6 +81,14 @@ const std::vector<rules::FindingInfo>& runner_finding_catalog() {
        "reported time leaves them out.",
        "Look at the call's track in the Perfetto trace (`kaudit run --trace`): kernels outside the call's "
        "range."},
+      {"timer-read-in-call", Category::benchmark_aware, Confidence::high, Source::trace,
+       "The submission read a GPU timer inside a call the harness made.",
+       "The trace recorded cudaEventElapsedTime (or the driver's cuEventElapsedTime) between the begin and "
+       "end of a call. The harness reads its own events only after a call has ended, so the submission "
+       "timed itself: it picks variants by speed on the machine that ranks it, and pays for it in early "
+       "calls. This is what confirms a static self-timing finding.",
+       "Look for the timer reads in the call's launch track in the Perfetto trace, or trace the submission "
+       "with `kaudit trace` and search its launches for EventElapsedTime."},
       {"banned-library-kernel", Category::cheat, Confidence::high, Source::trace,
        "A library's kernel that the problem bans ran during timed calls.",
        "The trace shows, during the timed calls, kernels launched by a library (cuBLAS, cuBLASLt, cuDNN, "

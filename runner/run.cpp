@@ -310,6 +310,7 @@ json run_submission(const RunOptions& o) {
   const bool cpu = o.device == "cpu";
   const double setup_s = o.setup_timeout_s.value_or(cpu ? 120 : 600);
   const double phase_s = o.phase_timeout_s.value_or(cpu ? 60 : 300);
+  const double call_s = std::min(phase_s, o.call_timeout_s.value_or(cpu ? 30 : 60));
   const Tolerance tol = tolerance_of(problem);
   int trials = o.trials.value_or(0);
   if (trials <= 0) {
@@ -367,6 +368,7 @@ json run_submission(const RunOptions& o) {
                    {"tolerance", {{"atol", tol.atol}, {"rtol", tol.rtol}}},
                    {"setup_timeout_s", setup_s},
                    {"phase_timeout_s", phase_s},
+                   {"call_timeout_s", call_s},
                    {"fresh_over_bench_threshold", fresh_over_bench},
                    {"trace", o.trace}}},
                  {"result", "error"},
@@ -412,6 +414,14 @@ json run_submission(const RunOptions& o) {
   auto note_times = [&]() {
     result["seconds"] = std::chrono::duration<double>(clock_type::now() - run_started).count();
     if (o.device_lock) result["device_wait_seconds"] = device_wait_s;
+  };
+  // Where the time went: wall seconds per step, in order (docs/runner.md).
+  // The submission's set-up overlaps the reference's steps.
+  result["phases"] = json::array();
+  auto add_phase = [&](const std::string& process, const json& step, clock_type::time_point since) {
+    json p = {{"process", process}, {"seconds", std::chrono::duration<double>(clock_type::now() - since).count()}};
+    p.update(step);
+    result["phases"].push_back(p);
   };
   const auto env = child_env(o, ws.refwork(), trace_dir, fs::path());
   Child ref({{python.string(), "-B", harness.string(), ref_cfg.string()}, env, ws.refwork()});
@@ -462,12 +472,16 @@ json run_submission(const RunOptions& o) {
       }
       return 0;
     };
+    auto since = clock_type::now();
     Outcome out = drive(ref, setup_s, on_reference);
+    add_phase("reference", {{"phase", "import"}}, since);
     std::unique_lock<std::mutex> turn;
     if (have_shapes) {
       turn = take_device();
+      since = clock_type::now();
       ref.send_line("go");
       out = drive(ref, phase_s, on_reference);
+      add_phase("reference", {{"phase", "inputs"}}, since);
     }
     if (!generated) {
       std::string why = out.timed_out ? "the reference timed out while generating inputs"
@@ -530,6 +544,17 @@ json run_submission(const RunOptions& o) {
   json sub_error, current_phase = {{"phase", "start"}};
   bool done = false, ready = false;
   long sub_pid = 0;
+  auto phase_started = sub_started;
+  double sub_timeout_s = setup_s;  // the deadline in force, for the error message
+  // The harness's phases (set-up, then correctness and timing per shape and
+  // mode) each end where the next begins, or where the process stops talking.
+  auto end_sub_phase = [&]() {
+    json step = {{"phase", current_phase.value("phase", std::string("start"))}};
+    for (const char* k : {"shape", "mode"})
+      if (current_phase.contains(k)) step[k] = current_phase[k];
+    add_phase("submission", step, phase_started);
+    phase_started = clock_type::now();
+  };
   auto on_submission = [&](const json& m) -> double {
     const std::string ev = m["event"];
     if (ev == "hello") {
@@ -538,15 +563,20 @@ json run_submission(const RunOptions& o) {
     }
     if (ev == "ready" && !ready) {
       ready = true;
+      end_sub_phase();
+      current_phase = {{"phase", "inputs"}};  // reading them, once its turn on the device came
       return -1;  // set up: it waits for its inputs and its turn on the device
     }
     if (ev == "phase") {
+      end_sub_phase();
       current_phase = m;
-      return m.value("phase", std::string()) == "setup" ? setup_s : phase_s;
+      const std::string ph = m.value("phase", std::string());
+      sub_timeout_s = ph == "setup" ? setup_s : ph == "correctness" ? call_s : phase_s;
+      return sub_timeout_s;
     }
     if (ev == "call" && m.value("kind", std::string()) == "correctness") {
       const int i = m.value("shape", -1), j = m.value("case", -1);
-      if (!ref_inputs.count({i, j}) || !valid_entries(m.value("outputs", json()), ws.xfer())) return 0;
+      if (!ref_inputs.count({i, j}) || !valid_entries(m.value("outputs", json()), ws.xfer())) return call_s;
       sub_outputs[{i, j}] = m["outputs"];
       // Inputs after the call against the bytes handed over: compared here,
       // then the copies go.
@@ -569,7 +599,7 @@ json run_submission(const RunOptions& o) {
         }
         if (!same) mutated[{i, j}].push_back(static_cast<int>(k));
       }
-      return 0;
+      return call_s;
     }
     if (ev == "checks") {
       correctness_counts[m.value("shape", -1)] = m;
@@ -594,12 +624,15 @@ json run_submission(const RunOptions& o) {
   std::unique_lock<std::mutex> sub_turn;
   if (ready && !sub_error.is_object()) {
     sub_turn = take_device();
+    phase_started = clock_type::now();  // the wait is device_wait_seconds
+    sub_timeout_s = phase_s;
     sub.send_line(stage_cfg.string());
     std::vector<std::string> bad = std::move(sub_out.bad_messages);
     sub_out = drive(sub, phase_s, on_submission);
     bad.insert(bad.end(), sub_out.bad_messages.begin(), sub_out.bad_messages.end());
     sub_out.bad_messages = std::move(bad);
   }
+  end_sub_phase();
   const ExitStatus sub_status = sub.finish(std::chrono::seconds(sub_out.timed_out ? 0 : 5));
   if (sub_turn.owns_lock()) sub_turn.unlock();
   const double sub_seconds = std::chrono::duration<double>(clock_type::now() - sub_started).count();
@@ -616,10 +649,8 @@ json run_submission(const RunOptions& o) {
     return t;
   };
   if (sub_out.timed_out) {
-    const bool setup = current_phase.value("phase", std::string("start")) == "setup" ||
-                       current_phase.value("phase", std::string()) == "start";
     set_error(current_phase.value("phase", std::string("start")),
-              "timed out after " + std::to_string(static_cast<int>(setup ? setup_s : phase_s)) + " s in " +
+              "timed out after " + std::to_string(static_cast<int>(sub_timeout_s)) + " s in " +
                   phase_text() + "; the process group was killed");
   } else if (sub_error.is_object()) {
     set_error(sub_error.value("phase", std::string("start")),
@@ -685,6 +716,7 @@ json run_submission(const RunOptions& o) {
     json err;
     Outcome out;
     std::unique_lock<std::mutex> turn = take_device();
+    const auto since = clock_type::now();
     if (ref.send_line(check_cfg.string())) {
       out = drive(ref, phase_s, [&](const json& m) -> double {
         const std::string ev = m["event"];
@@ -703,6 +735,7 @@ json run_submission(const RunOptions& o) {
         return 0;
       });
     }
+    add_phase("reference", {{"phase", "expected outputs"}, {"jobs", jobs.size()}}, since);
     if (!ref_done) {
       // Submission errors come first: they are what the user needs to see.
       set_error("reference",
@@ -719,6 +752,7 @@ json run_submission(const RunOptions& o) {
   ref.finish(std::chrono::seconds(5));
 
   // ---- correctness ------------------------------------------------------
+  const auto compare_started = clock_type::now();
   bool all_correct = true;
   std::string first_failure;
   std::map<int, bool> shape_correct;
@@ -830,10 +864,14 @@ json run_submission(const RunOptions& o) {
     evidence.modes.clear();
   }
 
+  add_phase("runner", {{"phase", "comparison"}}, compare_started);
+
   // ---- trace ---------------------------------------------------------------
   if (o.trace) {
+    const auto since = clock_type::now();
     json trace_doc = summarize_trace(trace_dir, sub_pid, o.solution.string(), findings, &pack, o.trace_output);
     result["trace"] = trace_doc;
+    add_phase("runner", {{"phase", "trace"}}, since);
   }
 
   if (result["error"].is_null()) {

@@ -127,7 +127,7 @@ json summarize_trace(const std::filesystem::path& dir, long pid, const std::stri
   // Groups: (phase, shape, mode).
   struct Group {
     std::vector<double> kernels, gpu_ms, own_share;
-    std::size_t calls = 0, empty = 0, late = 0, graph_launches = 0;
+    std::size_t calls = 0, empty = 0, late = 0, graph_launches = 0, timer_reads = 0;
     std::map<std::string, double> library_ms;
   };
   std::map<std::tuple<std::string, std::string, std::string>, Group> groups;
@@ -145,6 +145,7 @@ json summarize_trace(const std::filesystem::path& dir, long pid, const std::stri
     if (s.kernels == 0 && s.transfers == 0) ++g.empty;
     g.late += s.late_kernels;
     g.graph_launches += s.graph_launches;
+    g.timer_reads += s.timer_reads;
     for (const auto& [lib, b] : s.libraries) g.library_ms[lib] += b.gpu_ns / 1e6;
   }
   auto median = [](std::vector<double> v) {
@@ -165,7 +166,14 @@ json summarize_trace(const std::filesystem::path& dir, long pid, const std::stri
                      {"calls_without_gpu_work", g.empty},
                      {"late_kernels", g.late},
                      {"graph_launches", g.graph_launches},
+                     {"timer_reads", g.timer_reads},
                      {"library_gpu_ms", g.library_ms}});
+    if (g.timer_reads > 0)
+      findings.push_back(make_probe_finding(
+          "timer-read-in-call", solution, phase + " calls, shape " + shape + (mode.empty() ? "" : ", " + mode),
+          "On shape " + shape + " the submission read a GPU timer (cudaEventElapsedTime) " +
+              std::to_string(g.timer_reads) + " time(s) inside its " + phase +
+              " calls: it measured its own speed while being measured."));
     if (phase != "timed") continue;
     if (g.late > 0)
       findings.push_back(make_probe_finding(

@@ -78,6 +78,7 @@ std::vector<CallSummary> summarize_calls(const Process& process, const Families&
     if (l.parent != 0) continue;
     CallSummary& s = summary_for(l.call);
     if (l.api.find("GraphLaunch") != std::string::npos && !l.captured) ++s.graph_launches;
+    if (l.api.find("EventElapsedTime") != std::string::npos) ++s.timer_reads;
     if (l.captured || l.status != 0 || l.api.find("Launch") == std::string::npos) continue;
     bool seen = recorded.count(l.corr) != 0;
     for (uint32_t child : children[l.corr]) seen = seen || recorded.count(child) != 0;
@@ -131,7 +132,8 @@ nlohmann::json to_json(const CallSummary& s) {
           {"late_kernels", s.late_kernels},
           {"late_ns", s.late_ns},
           {"foreign_kernels", s.foreign_kernels},
-          {"unrecorded_launches", s.unrecorded_launches}};
+          {"unrecorded_launches", s.unrecorded_launches},
+          {"timer_reads", s.timer_reads}};
 }
 
 }  // namespace kaudit::tracer

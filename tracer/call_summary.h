@@ -45,6 +45,9 @@ struct CallSummary {
   size_t foreign_kernels = 0;
   // Launches in this call with no GPU record (lost; see the process's notes).
   size_t unrecorded_launches = 0;
+  // GPU timer reads (cudaEventElapsedTime...) made during the call: the
+  // harness reads its events after a call ends, so these are the submission's.
+  size_t timer_reads = 0;
 
   // Share of GPU time in the submission's own kernels (0 when no GPU time).
   double own_share() const;

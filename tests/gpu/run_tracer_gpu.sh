@@ -8,6 +8,8 @@
 #
 #   bash tests/gpu/run_tracer_gpu.sh
 #
+# KAUDIT_OVERHEAD_ROUNDS (default "1 2") and KAUDIT_OVERHEAD_MODES (default
+# all five) choose the overhead processes; KAUDIT_GPU_QUICK=1 skips them.
 # CLI11 is not installed there: carry its headers in .device-deps/include/CLI.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -70,7 +72,7 @@ timeout 120 build-gpu-tracer/kaudit trace -o /tmp/torch_app.json --chrome /tmp/t
 step "overhead: no tracer, kaudit (whole, launch callbacks only, GPU records only), torch.profiler, side by side"
 rm -f /tmp/overhead.jsonl
 for round in ${KAUDIT_OVERHEAD_ROUNDS:-1 2}; do
-  for mode in none kaudit kaudit-api kaudit-activity profiler; do
+  for mode in ${KAUDIT_OVERHEAD_MODES:-none kaudit kaudit-api kaudit-activity profiler}; do
     echo "--- round $round, $mode"
     if [[ $mode == kaudit* ]]; then
       parts=${mode#kaudit}; parts=${parts#-}

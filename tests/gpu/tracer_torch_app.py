@@ -108,7 +108,19 @@ def main():
         z = x + 1.0
     calls.close()
 
-    print("tracer_torch_app: done", float(c[0, 0]), float(values[0, 0]), float(s[0, 0]), float(z[0]))
+    # The submission timing itself: a read of two CUDA events inside a call
+    # (timer_reads), as no harness does.
+    calls.open("self_timing", 8)
+    start = torch.cuda.Event(enable_timing=True)
+    end = torch.cuda.Event(enable_timing=True)
+    start.record()
+    triton_scale(x, y)
+    end.record()
+    end.synchronize()
+    elapsed = start.elapsed_time(end)
+    calls.close()
+
+    print("tracer_torch_app: done", elapsed > 0,, float(c[0, 0]), float(values[0, 0]), float(s[0, 0]), float(z[0]))
     return 0
 
 

@@ -78,6 +78,17 @@ TEST(RunnerCpu, CleanSubmissionIsCorrectWithNoFindings) {
   // flops_formula with the shape's values: 2*96*192*192 + 2*96*192.
   EXPECT_DOUBLE_EQ(r["timing"][1]["work"]["flops"].get<double>(), 2.0 * 96 * 192 * 192 + 2.0 * 96 * 192);
   for (const auto& f : r["problem_files"]) EXPECT_EQ(f["status"], "unchanged");
+  // Where the time went: every step once, each shape's correctness and modes.
+  std::multiset<std::string> steps;
+  for (const auto& p : r["phases"]) {
+    EXPECT_GE(p["seconds"].get<double>(), 0.0);
+    steps.insert(p["process"].get<std::string>() + " " + p["phase"].get<std::string>());
+  }
+  for (const char* once : {"reference import", "reference inputs", "reference expected outputs", "submission setup",
+                           "runner comparison"})
+    EXPECT_EQ(steps.count(once), 1u) << once;
+  EXPECT_EQ(steps.count("submission correctness"), 2u);
+  EXPECT_EQ(steps.count("submission timing"), 6u);  // 2 shapes, 3 modes
   // Stress cases really are scaled: x and w by 100 make the output ~10^4 times
   // larger, and the absolute tolerance grows with it; scaled by 0.01 it stays.
   const double atol = r["settings"]["tolerance"]["atol"];
@@ -190,12 +201,15 @@ TEST(RunnerCpu, CrashIsAnErrorWithTheSignal) {
 TEST(RunnerCpu, HangIsKilledWithItsProcessGroup) {
   SKIP_WITHOUT_TORCH();
   auto o = options("linear_relu", "hang.py");
-  o.phase_timeout_s = 4;
+  // A call that never returns costs the call's limit, not the phase's.
+  o.phase_timeout_s = 120;
+  o.call_timeout_s = 4;
   const auto start = std::chrono::steady_clock::now();
   const json r = kaudit::runner::run_submission(o);
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(60));
   EXPECT_EQ(r["result"], "error");
-  EXPECT_NE(r["error"]["reason"].get<std::string>().find("timed out"), std::string::npos) << describe(r);
+  EXPECT_NE(r["error"]["reason"].get<std::string>().find("timed out after 4 s in correctness"), std::string::npos)
+      << describe(r);
   // The helper the submission started went with the group.
   std::smatch m;
   const std::string out = r["submission_process"]["stdout_tail"];

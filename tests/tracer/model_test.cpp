@@ -28,7 +28,8 @@ const std::string kFixtures = KAUDIT_FIXTURES;
 // a runtime launch with a nested driver launch (the kernel carries the
 // driver's id), a graph captured in one call and replayed (cloned nodes) in
 // another, a launch whose kernel record never came, a memcpy joined through
-// its runtime id, a line cut short, and no end line (os._exit).
+// its runtime id, a GPU timer read inside a call, a line cut short, and no
+// end line (os._exit).
 const char* kJournal = R"J({"type":"process","schema":"kaudit-trace-journal/1","pid":42,"ppid":1,"exe":"/usr/bin/python3.12","argv":["python3","sub.py"]}
 {"type":"cupti","api_version":130001,"compiled_api_version":130001,"driver_version":13000,"subscribed":true}
 {"type":"launcher","id":1,"api":"cudaLaunchKernel","object":"/site-packages/torch/lib/libtorch_cuda.so","symbol":"","how":"stack","chain":["/site-packages/torch/lib/libtorch_cuda.so"]}
@@ -48,6 +49,7 @@ const char* kJournal = R"J({"type":"process","schema":"kaudit-trace-journal/1","
 {"type":"graph_node_clone","node":900,"original":500}
 {"type":"call_begin","call":2,"phase":"timed","shape":"1024","mode":"bench","index":1,"ts":3000,"tid":7}
 {"type":"launch","corr":20,"api":"cudaGraphLaunch","tid":7,"enter":3100,"exit":3110,"launcher":4,"call":2}
+{"type":"launch","corr":21,"api":"cudaEventElapsedTime","tid":7,"enter":3900,"exit":3905,"call":2}
 {"type":"call_end","call":2,"ts":4000}
 {"type":"launch","corr":30,"api":"cudaLaunchKernel","tid":7,"enter":5000,"exit":5010,"launcher":1}
 {"type":"kernel","corr":11,"name":"_ZN2at6native18elementwise_kernelEv","demangled":"void at::native::elementwise_kernel<128, 4>(int)","grid":[8,1,1],"block":[128,1,1],"cluster":[0,0,0],"regs":32,"smem_static":0,"smem_dynamic":0,"device":0,"context":1,"stream":7,"graph":0,"graph_node":0,"start":1500,"end":1600}
@@ -105,8 +107,10 @@ TEST(TraceModel, SummarizesEachCall) {
   EXPECT_EQ(first.families.at("copy").count, 1u);
   EXPECT_EQ(first.transfer_bytes, 4096u);
   EXPECT_EQ(first.unrecorded_launches, 1u);
+  EXPECT_EQ(first.timer_reads, 0u);
   const CallSummary& second = calls[1];
   EXPECT_EQ(second.graph_launches, 1u);
+  EXPECT_EQ(second.timer_reads, 1u);  // corr 21: the submission read a GPU timer inside the call
   EXPECT_EQ(second.graph_kernels, 1u);
   EXPECT_EQ(second.own_share(), 1.0);
   EXPECT_EQ(second.libraries.count("Triton"), 1u);
@@ -215,7 +219,7 @@ TEST(Fixtures, CudaProgramTrace) { expect_cuda_app_trace(load_trace_file(kFixtur
 // are in the document and are checked here instead.
 TEST(Fixtures, TorchAndTritonTrace) {
   const Trace t = load_trace_file(kFixtures + "/trace_torch_app.json");
-  expect_torch_app_trace(t, /*replay_launchers=*/false);
+  expect_torch_app_trace(t, /*replay_launchers=*/false, /*require_self_timing=*/false);
   const Process& p = cuda_process(t);
   std::set<std::string> captured;
   for (const GraphNode& g : p.graph_nodes)

@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <set>
 #include <stdexcept>
@@ -135,7 +136,9 @@ inline void expect_cuda_app_trace(const Trace& t) {
 // `replay_launchers`: check that replayed graph kernels keep the launchers of
 // their capture (false only for a document written before the model followed
 // node clones; documents store the joined launcher).
-inline void expect_torch_app_trace(const Trace& t, bool replay_launchers = true) {
+// The committed fixture may predate the app's self_timing call; a fresh
+// trace (the GPU test) must have it.
+inline void expect_torch_app_trace(const Trace& t, bool replay_launchers = true, bool require_self_timing = true) {
   const Process& p = cuda_process(t);
   EXPECT_TRUE(p.complete()) << notes(p);
   for (const Note& n : p.notes) EXPECT_NE(n.level, "loss") << n.text;
@@ -189,8 +192,11 @@ inline void expect_torch_app_trace(const Trace& t, bool replay_launchers = true)
   EXPECT_NE(side[0]->stream, matmul[0]->stream);
   EXPECT_EQ(family(*side[0]), "elementwise");
 
+  // Fixtures recorded before the app timed itself have no such call.
+  const bool self_timing = std::any_of(p.calls.begin(), p.calls.end(), [](const Call& c) { return c.phase == "self_timing"; });
   for (const CallSummary& s : summarize_calls(p, Families::builtin())) {
     EXPECT_EQ(s.unrecorded_launches, 0u) << s.phase;
+    EXPECT_EQ(s.timer_reads, s.phase == "self_timing" ? 1u : 0u) << s.phase;
     if (s.phase == "graph_replay") EXPECT_EQ(s.graph_launches, 1u);
     if (s.phase == "triton") EXPECT_EQ(s.own_share(), 1.0);
     if (s.phase == "matmul") EXPECT_EQ(s.own_share(), 0.0);
@@ -206,6 +212,7 @@ inline void expect_torch_app_trace(const Trace& t, bool replay_launchers = true)
   EXPECT_EQ(kernels, p.kernels.size());
   EXPECT_EQ(calls, p.calls.size());
   EXPECT_GE(flows, kernels);
+  if (require_self_timing) EXPECT_TRUE(self_timing) << "no self_timing call in the trace";
 }
 
 }  // namespace kaudit::tracer::testing

@@ -94,6 +94,18 @@ TEST(Verdict, GraphKeyedOnPointersIsBenchmarkAwareWhenFreshInputsShowIt) {
   EXPECT_EQ(decide(&a, &r)["integrity"], "benchmark-aware");
 }
 
+TEST(Verdict, SelfTimingDecidesOnlyWhenTheTraceSawATimerReadInACall) {
+  const json a = analysis({finding("self-timing", "static", "benchmark-aware", "high", 72)});
+  const json quiet = run("correct", {});
+  const json v = decide(&a, &quiet);
+  EXPECT_EQ(v["integrity"], "clean") << "code that times itself but never did while measured: a suspicion";
+  EXPECT_EQ(v["beside"][0]["category"], "suspicious");
+  const json seen = run("correct", {finding("timer-read-in-call", "trace", "benchmark-aware")});
+  const json w = decide(&a, &seen);
+  EXPECT_EQ(w["integrity"], "benchmark-aware");
+  EXPECT_EQ(w["deciding"].size(), 2u) << "the trace's reads, and the static lines they confirm";
+}
+
 TEST(Verdict, IncorrectAndCleanAreIndependent) {
   const json r = run("incorrect", {});
   const json v = decide(nullptr, &r);

@@ -55,7 +55,9 @@ constexpr size_t kBufferBytes = 8u << 20;         // host activity buffers
 constexpr size_t kDeviceBufferBytes = 16u << 20;  // CUPTI's device-side buffer per context
 
 // ---------------------------------------------------------------- API table
-enum class ApiKind : uint8_t { none, launch_first, launch_second, graph_launch, copy };
+// timer: reading the time between two CUDA events, recorded like a copy so
+// that a submission timing itself inside a call shows (timer-read-in-call).
+enum class ApiKind : uint8_t { none, launch_first, launch_second, graph_launch, copy, timer };
 struct ApiInfo {
   ApiKind kind = ApiKind::none;
   uint16_t name = 0;  // index into g_api_names
@@ -86,6 +88,7 @@ ApiKind classify_api(std::string_view name) {
   if (starts_with(name, "cudaMemcpy") || starts_with(name, "cudaMemset") || starts_with(name, "cuMemcpy") ||
       starts_with(name, "cuMemset"))
     return ApiKind::copy;
+  if (starts_with(name, "cudaEventElapsedTime") || starts_with(name, "cuEventElapsedTime")) return ApiKind::timer;
   return ApiKind::none;
 }
 
@@ -348,7 +351,7 @@ void on_api(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_Call
     p.corr = cb->correlationId;
     p.call = g_current_call.load(std::memory_order_relaxed);
     p.launcher = 0;
-    if (info.kind != ApiKind::copy && cb->functionParams != nullptr) {
+    if (info.kind != ApiKind::copy && info.kind != ApiKind::timer && cb->functionParams != nullptr) {
       const void* const* params = static_cast<const void* const*>(cb->functionParams);
       const void* target = info.kind == ApiKind::launch_second ? params[1] : params[0];
       const bool runtime = domain == CUPTI_CB_DOMAIN_RUNTIME_API;
