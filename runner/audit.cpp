@@ -257,12 +257,12 @@ json run_audit(const std::vector<AuditItem>& items, const AuditOptions& o) {
   }
 
   // Stage 2: runs (in parallel with --jobs) and verdicts. Jobs on one device
-  // take turns at its GPU-heavy phases (RunOptions::device_lock).
+  // take turns at it (RunOptions::device_turns).
   const int jobs = std::max(1, std::min<int>(o.jobs, static_cast<int>(items.size())));
-  std::map<std::string, std::shared_ptr<std::mutex>> device_locks;
+  std::map<std::string, std::shared_ptr<DeviceTurns>> device_turns;
   auto device_of = [&](int worker_index) { return o.gpus.empty() ? std::string() : o.gpus[worker_index % o.gpus.size()]; };
   if (jobs > 1)
-    for (int w = 0; w < jobs; ++w) device_locks.try_emplace(device_of(w), std::make_shared<std::mutex>());
+    for (int w = 0; w < jobs; ++w) device_turns.try_emplace(device_of(w), std::make_shared<DeviceTurns>());
   std::vector<json> entries(items.size());
   std::mutex print_mutex;
   std::atomic<size_t> next{0};
@@ -293,8 +293,8 @@ json run_audit(const std::vector<AuditItem>& items, const AuditOptions& o) {
           ro.python = o.python;
           ro.trials = o.trials;
           if (!o.gpus.empty()) ro.env["CUDA_VISIBLE_DEVICES"] = device_of(worker_index);
-          if (const auto lock = device_locks.find(device_of(worker_index)); lock != device_locks.end())
-            ro.device_lock = lock->second;
+          if (const auto turns = device_turns.find(device_of(worker_index)); turns != device_turns.end())
+            ro.device_turns = turns->second;
           ro.trace_output = dir;
           try {
             write_json(dir / "run.json", run_submission(ro));

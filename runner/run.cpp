@@ -398,13 +398,14 @@ json run_submission(const RunOptions& o) {
                 {"init_seed", o.init_seed}, {"cases", cases}};
     std::ofstream(ref_cfg) << cfg.dump();
   }
-  // The device's turn (RunOptions::device_lock): taken for each GPU-heavy
-  // phase, given back between them; the wait is reported.
+  // The device's turns (RunOptions::device_turns): shared for untimed GPU
+  // work, exclusive for each timing mode; the wait is reported.
   double device_wait_s = 0;
-  auto take_device = [&]() {
-    if (!o.device_lock) return std::unique_lock<std::mutex>();
+  auto take_device = [&](DeviceTurns::Kind kind) {
+    if (!o.device_turns) return DeviceTurns::Turn();
     const auto asked = clock_type::now();
-    std::unique_lock<std::mutex> turn(*o.device_lock);
+    DeviceTurns::Turn turn =
+        kind == DeviceTurns::Kind::exclusive ? o.device_turns->exclusive() : o.device_turns->shared();
     device_wait_s += std::chrono::duration<double>(clock_type::now() - asked).count();
     return turn;
   };
@@ -413,7 +414,7 @@ json run_submission(const RunOptions& o) {
   const auto run_started = clock_type::now();
   auto note_times = [&]() {
     result["seconds"] = std::chrono::duration<double>(clock_type::now() - run_started).count();
-    if (o.device_lock) result["device_wait_seconds"] = device_wait_s;
+    if (o.device_turns) result["device_wait_seconds"] = device_wait_s;
   };
   // Where the time went: wall seconds per step, in order (docs/runner.md).
   // The submission's set-up overlaps the reference's steps.
@@ -475,9 +476,9 @@ json run_submission(const RunOptions& o) {
     auto since = clock_type::now();
     Outcome out = drive(ref, setup_s, on_reference);
     add_phase("reference", {{"phase", "import"}}, since);
-    std::unique_lock<std::mutex> turn;
+    DeviceTurns::Turn turn;
     if (have_shapes) {
-      turn = take_device();
+      turn = take_device(DeviceTurns::Kind::shared);
       since = clock_type::now();
       ref.send_line("go");
       out = drive(ref, phase_s, on_reference);
@@ -534,7 +535,8 @@ json run_submission(const RunOptions& o) {
                 {"mode_seeds", {{"bench", 0}, {"fresh", 100000}, {"rewrite", 200000}}},
                 {"flush_bytes", cpu ? 0.0 : 2 * l2},
                 {"keep_alive_bytes", cpu ? 256.0 * (1 << 20) : 16.0 * (1 << 30)},
-                {"poison", o.poison}};
+                {"poison", o.poison},
+                {"timing_turns", o.device_turns != nullptr}};
     std::ofstream(stage_cfg) << cfg.dump();
   }
   std::map<std::pair<int, int>, json> sub_outputs;  // (shape, case) -> output entries
@@ -545,6 +547,7 @@ json run_submission(const RunOptions& o) {
   bool done = false, ready = false;
   long sub_pid = 0;
   auto phase_started = sub_started;
+  DeviceTurns::Turn sub_turn;  // shared for its calls, exclusive while a timing mode runs
   double sub_timeout_s = setup_s;  // the deadline in force, for the error message
   // The harness's phases (set-up, then correctness and timing per shape and
   // mode) each end where the next begins, or where the process stops talking.
@@ -566,6 +569,22 @@ json run_submission(const RunOptions& o) {
       end_sub_phase();
       current_phase = {{"phase", "inputs"}};  // reading them, once its turn on the device came
       return -1;  // set up: it waits for its inputs and its turn on the device
+    }
+    if (ev == "turn" && o.device_turns) {
+      // A timing mode: the device alone (the harness waits for "go").
+      sub_turn.release();
+      const auto asked = clock_type::now();
+      sub_turn = take_device(DeviceTurns::Kind::exclusive);
+      phase_started += clock_type::now() - asked;  // the wait is device_wait_seconds
+      sub.send_line("go");
+      return phase_s;
+    }
+    if (ev == "turn_done" && sub_turn.kind() == DeviceTurns::Kind::exclusive) {
+      sub_turn.release();
+      const auto asked = clock_type::now();
+      sub_turn = take_device(DeviceTurns::Kind::shared);
+      phase_started += clock_type::now() - asked;
+      return phase_s;
     }
     if (ev == "phase") {
       end_sub_phase();
@@ -621,9 +640,8 @@ json run_submission(const RunOptions& o) {
   };
   // Import and build first, without the device's turn; then the calls.
   Outcome sub_out = drive(sub, setup_s, on_submission);
-  std::unique_lock<std::mutex> sub_turn;
   if (ready && !sub_error.is_object()) {
-    sub_turn = take_device();
+    sub_turn = take_device(DeviceTurns::Kind::shared);
     phase_started = clock_type::now();  // the wait is device_wait_seconds
     sub_timeout_s = phase_s;
     sub.send_line(stage_cfg.string());
@@ -634,7 +652,7 @@ json run_submission(const RunOptions& o) {
   }
   end_sub_phase();
   const ExitStatus sub_status = sub.finish(std::chrono::seconds(sub_out.timed_out ? 0 : 5));
-  if (sub_turn.owns_lock()) sub_turn.unlock();
+  sub_turn.release();
   const double sub_seconds = std::chrono::duration<double>(clock_type::now() - sub_started).count();
   result["submission_process"] = {{"exit", sub_status.describe()},
                                   {"seconds", sub_seconds},
@@ -715,7 +733,7 @@ json run_submission(const RunOptions& o) {
     bool ref_done = false;
     json err;
     Outcome out;
-    std::unique_lock<std::mutex> turn = take_device();
+    DeviceTurns::Turn turn = take_device(DeviceTurns::Kind::shared);
     const auto since = clock_type::now();
     if (ref.send_line(check_cfg.string())) {
       out = drive(ref, phase_s, [&](const json& m) -> double {

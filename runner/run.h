@@ -3,13 +3,14 @@
 // "runner" and "Probes and timing"; docs/runner.md).
 #pragma once
 
+#include "runner/device_turns.h"
+
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <filesystem>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -51,12 +52,13 @@ struct RunOptions {
   std::filesystem::path trace_output;      // with trace: copy trace.json and trace.chrome.json here
   bool poison = true;
   int init_seed = 42;
-  // Runs that share one device (kaudit audit --jobs N) share this lock: it is
-  // held through the GPU-heavy phases (the reference's input generation, the
-  // submission's calls and timing, the reference's expected outputs), so that
-  // no other run's work lands in a timed call; imports, builds and the
-  // comparisons in C++ still overlap. Null: the run has the device to itself.
-  std::shared_ptr<std::mutex> device_lock;
+  // Runs that share one device (kaudit audit --jobs N) share these turns:
+  // untimed GPU work (the reference's input generation and expected outputs,
+  // the submission's correctness calls) takes a shared turn, each timing mode
+  // an exclusive one, so that no other run's work lands in a timed call;
+  // imports, builds and the comparisons in C++ need none. Null: the run has
+  // the device to itself.
+  std::shared_ptr<DeviceTurns> device_turns;
 };
 
 // Runs the protocol and returns the result document (schema kaudit-run/1).

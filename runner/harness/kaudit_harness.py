@@ -79,16 +79,22 @@ def write_values(torch, values, prefix):
     return entries
 
 
-def read_values(torch, entries, device):
+def read_values(torch, entries, device, cache=None):
     """Entries back to values; an entry's "scale" (numeric-stress cases) is
-    applied as the tensor is read."""
+    applied as the tensor is read. With a cache (a dict), a file already read
+    is not read again; every value returned is still a tensor of its own."""
     xfer = CONFIG["xfer"]
     values = []
     for e in entries:
         if "file" not in e:
             values.append(e["value"])
             continue
-        t = read_tensor(torch, os.path.join(xfer, e["file"]), device)
+        if cache is None:
+            t = read_tensor(torch, os.path.join(xfer, e["file"]), device)
+        else:
+            if e["file"] not in cache:
+                cache[e["file"]] = read_tensor(torch, os.path.join(xfer, e["file"]), device)
+            t = cache[e["file"]].clone()
         if "scale" in e:
             t = (t.to(torch.float32) * float(e["scale"])).to(t.dtype)
         values.append(t)
@@ -218,14 +224,22 @@ def run_reference(torch):
         return
     with open(line) as f:
         jobs = json.load(f)["jobs"]
+    # Jobs on the same input files (a seed's case, its stress cases, bench
+    # samples) one after another, so that each file is read once.
+    def files_of(job):
+        return [e.get("file", "") for e in job["inputs"]]
+    jobs.sort(key=lambda job: (job["shape"], files_of(job)))
     models = {}
+    cache, cached_files = {}, None
     with torch.no_grad():
         for job in jobs:
             i = job["shape"]
             problem.apply_shape(i)
             if i not in models:
                 models = {i: problem.make_model(problem.ref.Model)}
-            inputs = read_values(torch, job["inputs"], CONFIG["device"])
+            if files_of(job) != cached_files:
+                cache, cached_files = {}, files_of(job)
+            inputs = read_values(torch, job["inputs"], CONFIG["device"], cache)
             out = models[i](*inputs)
             outs = list(out) if isinstance(out, (tuple, list)) else [out]
             entries = write_values(torch, outs, os.path.join(xfer, "exp_%s_" % job["id"]))
@@ -373,6 +387,19 @@ def run_submission(torch):
         if flush_buf is not None:
             flush_buf.zero_()
 
+    def take_turn(shape, mode):
+        """Runs sharing the device (kaudit audit --jobs): timing needs the
+        device alone; the runner answers once every other run's GPU work is
+        done, and holds theirs back until end_turn."""
+        if CONFIG.get("timing_turns"):
+            send("turn", shape=shape, mode=mode)
+            if sys.stdin.readline().strip() != "go":
+                raise RuntimeError("the runner did not give the device's turn")
+
+    def end_turn():
+        if CONFIG.get("timing_turns"):
+            send("turn_done")
+
     def timed(model, args, mode, shape, index):
         flush()
         tracer.begin("timed", shape, mode, index)
@@ -412,8 +439,9 @@ def run_submission(torch):
                 # Every case's inputs stay alive until the shape is done, so
                 # that no two calls of a shape see the same addresses.
                 held = []
+                files = {}  # a seed's files, read once for the seed and its stress cases
                 for n_case, c in enumerate(by_shape.get(i, [])):
-                    inputs = read_values(torch, c["inputs"], device)
+                    inputs = read_values(torch, c["inputs"], device, files)
                     held.append(inputs)
                     # The first case's inputs go back to the runner after the
                     # call, whole; later cases are compared here first and go
@@ -435,12 +463,14 @@ def run_submission(torch):
                          inputs_after=after)
                 send("checks", shape=i, mode="correctness", counts=checks.counts, types=sorted(checks.types))
                 del out, outs
-                base = read_values(torch, by_shape[i][0]["inputs"], device)
+                base = read_values(torch, by_shape[i][0]["inputs"], device, files)
+                del files
                 pristine = [clone_tensor(torch, v) for v in base]
                 for mode in CONFIG["modes"]:
                     phase = "timing"
                     send("phase", phase=phase, shape=i, mode=mode)
                     checks = OutputChecks(torch)
+                    take_turn(i, mode)
                     for w in range(CONFIG["warmup"]):
                         tracer.begin("warmup", i, mode, w)
                         out = model(*base)
@@ -449,7 +479,7 @@ def run_submission(torch):
                         checks.check(out, base)
                     n = CONFIG["trials"]
                     samples = set(CONFIG["samples_by_shape"][i])
-                    times, sampled, kept = [], [], []
+                    times, pending, kept = [], [], []
                     kept_bytes = 0
                     versions_moved = 0
                     for k in range(n):
@@ -472,22 +502,30 @@ def run_submission(torch):
                             args = base
                         entry = None
                         if k in samples:
-                            prefix = os.path.join(xfer, "t_s%d_%s_%d_" % (i, mode, k))
-                            # The inputs as the call sees them (a submission may have changed them);
+                            # The inputs as the call sees them (a submission may have changed them),
+                            # copied on the device now and written once the device's turn is over;
                             # bench inputs that are still the first case's are named, not copied.
                             if mode == "bench" and same_values(torch, pristine, args):
-                                entry = {"call": k, "inputs": by_shape[i][0]["inputs"]}
+                                entry = {"call": k, "named": by_shape[i][0]["inputs"]}
                             else:
-                                entry = {"call": k, "inputs": write_values(torch, args, prefix + "i")}
+                                entry = {"call": k, "inputs": [clone_tensor(torch, v) for v in args]}
                         sync(torch)
                         out, ms = timed(model, args, mode, i, k)
                         times.append(ms)
                         outs = checks.check(out, args)
                         if entry is not None:
-                            entry["outputs"] = write_values(
-                                torch, [o for o in outs if isinstance(o, torch.Tensor)], prefix + "o")
-                            sampled.append(entry)
+                            entry["outputs"] = [o.clone() for o in outs if isinstance(o, torch.Tensor)]
+                            pending.append(entry)
                     del kept
+                    end_turn()
+                    sampled = []
+                    for entry in pending:
+                        prefix = os.path.join(xfer, "t_s%d_%s_%d_" % (i, mode, entry["call"]))
+                        sampled.append({"call": entry["call"],
+                                        "inputs": (entry["named"] if "named" in entry
+                                                   else write_values(torch, entry["inputs"], prefix + "i")),
+                                        "outputs": write_values(torch, entry["outputs"], prefix + "o")})
+                    del pending
                     send("timing", shape=i, mode=mode, times_ms=times, samples=sampled,
                          counts=checks.counts, types=sorted(checks.types), versions_moved=versions_moved)
                 del model, base, held, pristine

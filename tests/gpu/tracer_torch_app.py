@@ -120,7 +120,7 @@ def main():
     elapsed = start.elapsed_time(end)
     calls.close()
 
-    print("tracer_torch_app: done", elapsed > 0,, float(c[0, 0]), float(values[0, 0]), float(s[0, 0]), float(z[0]))
+    print("tracer_torch_app: done", elapsed > 0, float(c[0, 0]), float(values[0, 0]), float(s[0, 0]), float(z[0]))
     return 0
 
 
