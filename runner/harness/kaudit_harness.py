@@ -346,6 +346,11 @@ def same_values(torch, a, b):
     return True
 
 
+# Inputs of a shape's correctness calls kept alive at most, and memory
+# poisoned at most before a call: runs sharing a device must fit beside it.
+HOLD_BYTES = 4 << 30
+
+
 def tensor_bytes(torch, values):
     return sum(v.numel() * v.element_size() for v in values if isinstance(v, torch.Tensor))
 
@@ -437,17 +442,22 @@ def run_submission(torch):
                 model = problem.make_model(cls)
                 checks = OutputChecks(torch)
                 # Every case's inputs stay alive until the shape is done, so
-                # that no two calls of a shape see the same addresses.
-                held = []
+                # that no two calls of a shape see the same addresses; inputs
+                # of several GiB are let go (runs sharing the device would
+                # run out of memory), and a cache on addresses is then wrong
+                # at the next case instead of at the rewrite mode.
+                held, held_bytes = [], 0
                 files = {}  # a seed's files, read once for the seed and its stress cases
                 for n_case, c in enumerate(by_shape.get(i, [])):
                     inputs = read_values(torch, c["inputs"], device, files)
-                    held.append(inputs)
+                    held_bytes += tensor_bytes(torch, inputs)
+                    if held_bytes <= HOLD_BYTES:
+                        held.append(inputs)
                     # The first case's inputs go back to the runner after the
                     # call, whole; later cases are compared here first and go
                     # back only when they changed (large tensors are costly to move).
                     before = None if n_case == 0 else [clone_tensor(torch, v) for v in inputs]
-                    poison(torch, 4 * tensor_bytes(torch, inputs))
+                    poison(torch, min(4 * tensor_bytes(torch, inputs), HOLD_BYTES))
                     tracer.begin("correctness", i, "", c["case"])
                     out = model(*inputs)
                     sync(torch)
