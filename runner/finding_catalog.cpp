@@ -76,9 +76,10 @@ const std::vector<rules::FindingInfo>& runner_finding_catalog() {
        "Time the model on the same tensors and on new tensors with the L2 cache flushed between calls."},
       {"gpu-work-outside-timing", Category::cheat, Confidence::high, Source::trace,
        "GPU work launched by a timed call ran outside the timed interval.",
-       "The trace shows kernels or copies that belong to a timed call starting before the start event or "
-       "ending after the end event (work on a side stream, a thread, or deferred to a later call), so the "
-       "reported time leaves them out.",
+       "The trace shows that a timed call's kernels and copies kept the GPU busy clearly longer than the "
+       "call's timing events measured (more than 1.5 times plus 5 us, in most of a shape's timed calls), or "
+       "still ran after the call had ended: work on a side stream the caller never waits for, on a thread, "
+       "or deferred to a later call, so the reported time leaves it out.",
        "Look at the call's track in the Perfetto trace (`kaudit run --trace`): kernels outside the call's "
        "range."},
       {"timer-read-in-call", Category::benchmark_aware, Confidence::high, Source::trace,

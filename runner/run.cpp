@@ -887,7 +887,12 @@ json run_submission(const RunOptions& o) {
   // ---- trace ---------------------------------------------------------------
   if (o.trace) {
     const auto since = clock_type::now();
-    json trace_doc = summarize_trace(trace_dir, sub_pid, o.solution.string(), findings, &pack, o.trace_output);
+    TimedCallTimes timed_ms;
+    for (const auto& [key, t] : timings)
+      for (const auto& x : t.value("times_ms", json::array()))
+        timed_ms[{std::to_string(key.first), key.second}].push_back(x.is_number() ? x.get<double>() : 0.0);
+    json trace_doc =
+        summarize_trace(trace_dir, sub_pid, o.solution.string(), findings, &pack, o.trace_output, timed_ms);
     result["trace"] = trace_doc;
     add_phase("runner", {{"phase", "trace"}}, since);
   }

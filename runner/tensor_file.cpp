@@ -2,13 +2,24 @@
 
 #include <nlohmann/json.hpp>
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
 #include <bit>
+#include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <limits>
 #include <sstream>
 #include <stdexcept>
+#include <system_error>
+#include <thread>
 
 namespace kaudit::runner {
 namespace {
@@ -52,6 +63,147 @@ double e5m2_to_double(std::uint8_t b) {
   return sign ? -v : v;
 }
 
+// Tables of every float16 and fp8 value, made once from the functions above,
+// so that a table decodes exactly as they do (NaN signs included).
+template <std::size_t N, typename Fn>
+std::array<double, N> table_of(Fn fn) {
+  std::array<double, N> t;
+  for (std::size_t i = 0; i < N; ++i) t[i] = fn(static_cast<std::uint32_t>(i));
+  return t;
+}
+
+const double* half_table() {
+  static const auto t = table_of<65536>([](std::uint32_t i) { return half_to_double(static_cast<std::uint16_t>(i)); });
+  return t.data();
+}
+
+const double* e4m3_table() {
+  static const auto t = table_of<256>([](std::uint32_t i) { return e4m3_to_double(static_cast<std::uint8_t>(i)); });
+  return t.data();
+}
+
+const double* e5m2_table() {
+  static const auto t = table_of<256>([](std::uint32_t i) { return e5m2_to_double(static_cast<std::uint8_t>(i)); });
+  return t.data();
+}
+
+// Element decoders, one type per dtype, so that the loops below are compiled
+// once per dtype with the decoding inlined (comparisons of large outputs
+// decode hundreds of millions of elements).
+template <typename T>
+struct Plain {
+  static constexpr std::size_t size = sizeof(T);
+  double operator()(const unsigned char* p) const { return static_cast<double>(load<T>(p)); }
+};
+
+struct Bf16 {
+  static constexpr std::size_t size = 2;
+  double operator()(const unsigned char* p) const { return bf16_to_double(load<std::uint16_t>(p)); }
+};
+
+struct Table16 {
+  static constexpr std::size_t size = 2;
+  const double* table;
+  double operator()(const unsigned char* p) const { return table[load<std::uint16_t>(p)]; }
+};
+
+struct Table8 {
+  static constexpr std::size_t size = 1;
+  const double* table;
+  double operator()(const unsigned char* p) const { return table[*p]; }
+};
+
+// Calls fn with the decoder of a dtype; false when kaudit does not know it.
+template <typename Fn>
+bool with_decoder(const std::string& dtype, Fn&& fn) {
+  if (dtype == "float32") fn(Plain<float>{});
+  else if (dtype == "float64") fn(Plain<double>{});
+  else if (dtype == "float16") fn(Table16{half_table()});
+  else if (dtype == "bfloat16") fn(Bf16{});
+  else if (dtype == "float8_e4m3fn") fn(Table8{e4m3_table()});
+  else if (dtype == "float8_e5m2") fn(Table8{e5m2_table()});
+  else if (dtype == "int64") fn(Plain<std::int64_t>{});
+  else if (dtype == "int32") fn(Plain<std::int32_t>{});
+  else if (dtype == "int16") fn(Plain<std::int16_t>{});
+  else if (dtype == "int8") fn(Plain<std::int8_t>{});
+  else if (dtype == "uint8" || dtype == "bool") fn(Plain<std::uint8_t>{});
+  else if (dtype == "uint16") fn(Plain<std::uint16_t>{});
+  else if (dtype == "uint32") fn(Plain<std::uint32_t>{});
+  else if (dtype == "uint64") fn(Plain<std::uint64_t>{});
+  else return false;
+  return true;
+}
+
+// Work on more than this many elements (or bytes, for byte comparisons) is
+// split into kChunks equal chunks, run on up to kChunks threads. The chunks
+// do not depend on the machine, so neither do the merged results.
+constexpr std::size_t kParallelElements = std::size_t{1} << 22;  // 4M
+constexpr std::size_t kParallelBytes = std::size_t{1} << 25;     // 32 MiB
+constexpr std::size_t kChunks = 8;
+
+// fn(begin, end, part) for each chunk of [0, n); the parts in chunk order.
+// One chunk, on the calling thread, when n <= threshold.
+template <typename Part, typename Fn>
+std::vector<Part> over_chunks(std::size_t n, std::size_t threshold, Fn fn) {
+  const std::size_t chunks = n > threshold ? kChunks : 1;
+  std::vector<Part> parts(chunks);
+  if (chunks == 1) {
+    fn(std::size_t{0}, n, parts[0]);
+    return parts;
+  }
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t k; (k = next.fetch_add(1)) < chunks;) fn(n * k / chunks, n * (k + 1) / chunks, parts[k]);
+  };
+  const std::size_t threads = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, kChunks);
+  std::vector<std::thread> helpers;
+  for (std::size_t i = 1; i < threads; ++i) {
+    try {
+      helpers.emplace_back(work);
+    } catch (const std::system_error&) {
+      break;  // no thread to spare: the calling thread takes the remaining chunks
+    }
+  }
+  work();
+  for (auto& h : helpers) h.join();
+  return parts;
+}
+
+// One chunk's share of a comparison.
+struct Partial {
+  std::size_t mismatches = 0;
+  double max_abs_error = 0, max_rel_error = 0;
+  std::int64_t first_mismatch = -1;
+  double got = 0, expected = 0;
+};
+
+template <typename Dec>
+void compare_range(Dec dec, const unsigned char* pa, const unsigned char* pe, std::size_t begin, std::size_t end,
+                   const double atol, const double rtol, Partial& c) {
+  constexpr std::size_t esize = Dec::size;
+  for (std::size_t i = begin; i < end; ++i) {
+    const double x = dec(pa + i * esize), y = dec(pe + i * esize);
+    bool ok;
+    if (std::isnan(y)) ok = std::isnan(x);
+    else if (std::isnan(x)) ok = false;
+    else if (std::isinf(y) || std::isinf(x)) ok = x == y;
+    else {
+      const double diff = std::fabs(x - y);
+      ok = diff <= atol + rtol * std::fabs(y);
+      c.max_abs_error = std::max(c.max_abs_error, diff);
+      if (y != 0) c.max_rel_error = std::max(c.max_rel_error, diff / std::fabs(y));
+    }
+    if (!ok) {
+      if (c.mismatches == 0) {
+        c.first_mismatch = static_cast<std::int64_t>(i);
+        c.got = x;
+        c.expected = y;
+      }
+      ++c.mismatches;
+    }
+  }
+}
+
 }  // namespace
 
 std::size_t dtype_size(const std::string& d) {
@@ -70,54 +222,49 @@ std::size_t TensorFile::numel() const {
 
 bool TensorFile::is_floating() const { return dtype.starts_with("float") || dtype == "bfloat16"; }
 
-namespace {
-using Decoder = double (*)(const unsigned char*);
-
-// The element decoder for a dtype, chosen once per tensor: comparisons of
-// large outputs decode hundreds of millions of elements.
-Decoder decoder_for(const std::string& dtype) {
-  if (dtype == "float32") return [](const unsigned char* p) -> double { return load<float>(p); };
-  if (dtype == "float64") return [](const unsigned char* p) { return load<double>(p); };
-  if (dtype == "float16") return [](const unsigned char* p) { return half_to_double(load<std::uint16_t>(p)); };
-  if (dtype == "bfloat16") return [](const unsigned char* p) { return bf16_to_double(load<std::uint16_t>(p)); };
-  if (dtype == "float8_e4m3fn") return [](const unsigned char* p) { return e4m3_to_double(*p); };
-  if (dtype == "float8_e5m2") return [](const unsigned char* p) { return e5m2_to_double(*p); };
-  if (dtype == "int64") return [](const unsigned char* p) { return static_cast<double>(load<std::int64_t>(p)); };
-  if (dtype == "int32") return [](const unsigned char* p) -> double { return load<std::int32_t>(p); };
-  if (dtype == "int16") return [](const unsigned char* p) -> double { return load<std::int16_t>(p); };
-  if (dtype == "int8") return [](const unsigned char* p) -> double { return load<std::int8_t>(p); };
-  if (dtype == "uint8" || dtype == "bool") return [](const unsigned char* p) -> double { return *p; };
-  if (dtype == "uint16") return [](const unsigned char* p) -> double { return load<std::uint16_t>(p); };
-  if (dtype == "uint32") return [](const unsigned char* p) -> double { return load<std::uint32_t>(p); };
-  if (dtype == "uint64") return [](const unsigned char* p) { return static_cast<double>(load<std::uint64_t>(p)); };
-  return nullptr;
-}
-}  // namespace
-
 bool TensorFile::all_finite() const {
   if (!is_floating()) return true;
-  const Decoder dec = decoder_for(dtype);
-  const std::size_t esize = dtype_size(dtype), n = numel();
-  if (!dec || data.size() < n * esize) return false;
-  for (std::size_t i = 0; i < n; ++i)
-    if (!std::isfinite(dec(data.data() + i * esize))) return false;
-  return true;
+  const auto b = bytes();
+  const std::size_t n = numel();
+  bool finite = false;
+  const bool known = with_decoder(dtype, [&](auto dec) {
+    using Dec = decltype(dec);
+    if (b.size() < n * Dec::size) return;
+    const auto parts = over_chunks<char>(n, kParallelElements, [&](std::size_t begin, std::size_t end, char& ok) {
+      ok = 1;
+      for (std::size_t i = begin; i < end; ++i)
+        if (!std::isfinite(dec(b.data() + i * Dec::size))) {
+          ok = 0;
+          return;
+        }
+    });
+    finite = std::all_of(parts.begin(), parts.end(), [](char ok) { return ok != 0; });
+  });
+  return known && finite;
 }
 
 double TensorFile::max_abs() const {
-  const Decoder dec = decoder_for(dtype);
-  const std::size_t esize = dtype_size(dtype), n = numel();
-  if (!dec || data.size() < n * esize) return 0;
+  const auto b = bytes();
+  const std::size_t n = numel();
   double m = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    const double v = std::fabs(dec(data.data() + i * esize));
-    if (std::isfinite(v) && v > m) m = v;
-  }
+  with_decoder(dtype, [&](auto dec) {
+    using Dec = decltype(dec);
+    if (b.size() < n * Dec::size) return;
+    // The maximum of finite values does not depend on the order, so the
+    // chunks' maxima merge exactly.
+    const auto parts = over_chunks<double>(n, kParallelElements, [&](std::size_t begin, std::size_t end, double& pm) {
+      for (std::size_t i = begin; i < end; ++i) {
+        const double v = std::fabs(dec(b.data() + i * Dec::size));
+        if (std::isfinite(v) && v > pm) pm = v;
+      }
+    });
+    for (double pm : parts) m = std::max(m, pm);
+  });
   return m;
 }
 
 double TensorFile::at(std::size_t i) const {
-  const unsigned char* p = data.data() + i * dtype_size(dtype);
+  const unsigned char* p = bytes().data() + i * dtype_size(dtype);
   if (dtype == "float32") return load<float>(p);
   if (dtype == "float64") return load<double>(p);
   if (dtype == "float16") return half_to_double(load<std::uint16_t>(p));
@@ -143,11 +290,49 @@ std::string TensorFile::shape_text() const {
   return o.str();
 }
 
+namespace {
+
+struct Fd {
+  int fd;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+// Up to `n` bytes from the start of the file; fewer only at its end.
+std::string read_prefix(int fd, std::size_t n, const std::filesystem::path& path) {
+  std::string s(n, '\0');
+  std::size_t got = 0;
+  while (got < n) {
+    const ssize_t r = ::pread(fd, s.data() + got, n - got, static_cast<off_t>(got));
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) throw std::runtime_error(path.string() + ": cannot read: " + std::strerror(errno));
+    if (r == 0) break;
+    got += static_cast<std::size_t>(r);
+  }
+  s.resize(got);
+  return s;
+}
+
+}  // namespace
+
 TensorFile read_tensor_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(path.string() + ": cannot open");
-  std::string header;
-  if (!std::getline(in, header) || header.size() > 65536) throw std::runtime_error(path.string() + ": no header");
+  const Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+  struct stat st {};
+  if (f.fd < 0 || ::fstat(f.fd, &st) != 0) throw std::runtime_error(path.string() + ": cannot open");
+  if (!S_ISREG(st.st_mode)) throw std::runtime_error(path.string() + ": not a regular file");
+  const auto file_size = static_cast<std::size_t>(st.st_size);
+
+  // The header is the first line, at most 64 KiB; a last line without a
+  // newline counts as a line.
+  constexpr std::size_t kMaxHeader = 65536;
+  const std::string prefix = read_prefix(f.fd, std::min(file_size, kMaxHeader + 1), path);
+  const std::size_t newline = prefix.find('\n');
+  if (prefix.empty() || (newline == std::string::npos && prefix.size() > kMaxHeader))
+    throw std::runtime_error(path.string() + ": no header");
+  const std::string header = prefix.substr(0, newline);
+  const std::size_t offset = newline == std::string::npos ? prefix.size() : newline + 1;
+
   TensorFile t;
   std::size_t nbytes = 0;
   try {
@@ -163,9 +348,20 @@ TensorFile read_tensor_file(const std::filesystem::path& path) {
   for (auto s : t.shape)
     if (s < 0) throw std::runtime_error(path.string() + ": negative dimension");
   if (t.numel() * esize != nbytes) throw std::runtime_error(path.string() + ": byte count does not match the shape");
-  t.data.resize(nbytes);
-  in.read(reinterpret_cast<char*>(t.data.data()), static_cast<std::streamsize>(nbytes));
-  if (static_cast<std::size_t>(in.gcount()) != nbytes) throw std::runtime_error(path.string() + ": truncated");
+  if (file_size - offset < nbytes) throw std::runtime_error(path.string() + ": truncated");
+  if (nbytes == 0) return t;  // nothing to map (a mapping of 0 bytes is invalid)
+
+  // The payload starts right after the header, at no page boundary: map from
+  // the start of the file and point past the header.
+  const std::size_t length = offset + nbytes;
+  void* base = ::mmap(nullptr, length, PROT_READ, MAP_PRIVATE, f.fd, 0);
+  if (base == MAP_FAILED) throw std::runtime_error(path.string() + ": cannot map: " + std::strerror(errno));
+  const std::shared_ptr<const unsigned char> mapping(static_cast<const unsigned char*>(base),
+                                                     [length](const unsigned char* p) {
+                                                       ::munmap(const_cast<unsigned char*>(p), length);
+                                                     });
+  t.mapped = std::shared_ptr<const unsigned char>(mapping, mapping.get() + offset);
+  t.mapped_size = nbytes;
   return t;
 }
 
@@ -181,34 +377,31 @@ Comparison compare_tensors(const TensorFile& a, const TensorFile& e, const Toler
   }
   const std::size_t n = a.numel();
   c.checked = n;
-  const Decoder dec = decoder_for(a.dtype);
-  const std::size_t esize = dtype_size(a.dtype);
-  if (!dec || a.data.size() < n * esize || e.data.size() < n * esize) {
+  const auto ba = a.bytes(), be = e.bytes();
+  bool readable = false;
+  with_decoder(a.dtype, [&](auto dec) {
+    using Dec = decltype(dec);
+    if (ba.size() < n * Dec::size || be.size() < n * Dec::size) return;
+    readable = true;
+    const auto parts = over_chunks<Partial>(n, kParallelElements, [&](std::size_t begin, std::size_t end, Partial& p) {
+      compare_range(dec, ba.data(), be.data(), begin, end, tol.atol, tol.rtol, p);
+    });
+    // Chunks in index order: the first with a mismatch holds the lowest
+    // index. Maxima of non-NaN values merge exactly in any order.
+    for (const Partial& p : parts) {
+      if (p.mismatches > 0 && c.mismatches == 0) {
+        c.first_mismatch = p.first_mismatch;
+        c.got = p.got;
+        c.expected = p.expected;
+      }
+      c.mismatches += p.mismatches;
+      c.max_abs_error = std::max(c.max_abs_error, p.max_abs_error);
+      c.max_rel_error = std::max(c.max_rel_error, p.max_rel_error);
+    }
+  });
+  if (!readable) {
     c.reason = "unsupported or truncated tensor";
     return c;
-  }
-  const unsigned char* pa = a.data.data();
-  const unsigned char* pe = e.data.data();
-  for (std::size_t i = 0; i < n; ++i) {
-    const double x = dec(pa + i * esize), y = dec(pe + i * esize);
-    bool ok;
-    if (std::isnan(y)) ok = std::isnan(x);
-    else if (std::isnan(x)) ok = false;
-    else if (std::isinf(y) || std::isinf(x)) ok = x == y;
-    else {
-      const double diff = std::fabs(x - y);
-      ok = diff <= tol.atol + tol.rtol * std::fabs(y);
-      c.max_abs_error = std::max(c.max_abs_error, diff);
-      if (y != 0) c.max_rel_error = std::max(c.max_rel_error, diff / std::fabs(y));
-    }
-    if (!ok) {
-      if (c.mismatches == 0) {
-        c.first_mismatch = static_cast<std::int64_t>(i);
-        c.got = x;
-        c.expected = y;
-      }
-      ++c.mismatches;
-    }
   }
   c.ok = c.mismatches == 0;
   if (!c.ok) {
@@ -221,7 +414,14 @@ Comparison compare_tensors(const TensorFile& a, const TensorFile& e, const Toler
 }
 
 bool same_bytes(const TensorFile& a, const TensorFile& b) {
-  return a.dtype == b.dtype && a.shape == b.shape && a.data == b.data;
+  if (a.dtype != b.dtype || a.shape != b.shape) return false;
+  const auto ba = a.bytes(), bb = b.bytes();
+  if (ba.size() != bb.size()) return false;
+  if (ba.empty()) return true;
+  const auto parts = over_chunks<char>(ba.size(), kParallelBytes, [&](std::size_t begin, std::size_t end, char& same) {
+    same = std::memcmp(ba.data() + begin, bb.data() + begin, end - begin) == 0;
+  });
+  return std::all_of(parts.begin(), parts.end(), [](char same) { return same != 0; });
 }
 
 std::string fnv1a_hex(const unsigned char* data, std::size_t n) {

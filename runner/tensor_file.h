@@ -2,10 +2,17 @@
 // ({"dtype": "float32", "shape": [2, 3], "nbytes": 24}) then the raw bytes,
 // row-major, little-endian. The runner compares them itself, with the
 // problem's tolerance, so the submission's process never decides a verdict.
+//
+// A tensor read from a file is not copied: its bytes are a read-only mapping
+// of the file (outputs of hundreds of MB and inputs of several GB live in
+// /dev/shm, where a mapping costs next to nothing). A tensor built in memory
+// (tests) fills `data` instead. Everything reads through bytes().
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -14,7 +21,17 @@ namespace kaudit::runner {
 struct TensorFile {
   std::string dtype;             // torch's name without "torch.": float32, bfloat16, int64, ...
   std::vector<std::int64_t> shape;
-  std::vector<unsigned char> data;
+  std::vector<unsigned char> data;  // bytes of a tensor built in memory; empty for one read from a file
+  // Set by read_tensor_file: the payload inside a read-only mapping of the
+  // file, which copies share and the last one unmaps. Null for an empty
+  // payload and for tensors built in memory.
+  std::shared_ptr<const unsigned char> mapped;
+  std::size_t mapped_size = 0;
+
+  // The tensor's bytes: the mapped payload when there is one, else `data`.
+  std::span<const unsigned char> bytes() const {
+    return mapped ? std::span<const unsigned char>(mapped.get(), mapped_size) : std::span<const unsigned char>(data);
+  }
 
   std::size_t numel() const;
   bool is_floating() const;
@@ -25,7 +42,9 @@ struct TensorFile {
 };
 
 // Throws std::runtime_error on a missing file, a bad header, a dtype kaudit
-// does not know, or a byte count that does not match the shape.
+// does not know, or a byte count that does not match the shape. The payload
+// is mapped, not read: the file must not be truncated while the tensor lives
+// (the process would get SIGBUS on the missing pages); removing it is fine.
 TensorFile read_tensor_file(const std::filesystem::path& path);
 std::size_t dtype_size(const std::string& dtype);  // 0 when unknown
 
@@ -49,10 +68,11 @@ struct Comparison {
 // |a - e| <= atol + rtol * |e|. NaN matches only NaN in the expected output
 // (a NaN where the reference has a number is how poisoned memory shows);
 // infinities must match exactly. Integer and boolean outputs use the same
-// rule, so a tolerance of 0 means exact.
+// rule, so a tolerance of 0 means exact. Tensors of more than 4M elements are
+// compared in 8 chunks on up to 8 threads; the result does not depend on it.
 Comparison compare_tensors(const TensorFile& actual, const TensorFile& expected, const Tolerance& tol);
 
-// Byte equality (inputs before and after a call).
+// Byte equality (inputs before and after a call); large tensors on several threads.
 bool same_bytes(const TensorFile& a, const TensorFile& b);
 
 // A 64-bit FNV-1a hash, in hex, for reports (not for security).

@@ -10,6 +10,7 @@
 #endif
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <map>
 #include <regex>
@@ -19,7 +20,7 @@ using json = nlohmann::json;
 
 #ifndef KAUDIT_HAVE_TRACE_MODEL
 json summarize_trace(const std::filesystem::path&, long, const std::string&, std::vector<rules::Finding>&,
-                     const rules::RulePack*, const std::filesystem::path&) {
+                     const rules::RulePack*, const std::filesystem::path&, const TimedCallTimes&) {
   return {{"status", "unavailable"}, {"reason", "kaudit was built without the trace model"}};
 }
 #else
@@ -89,7 +90,7 @@ void export_trace(const tracer::Trace& trace, const tracer::Families& families, 
 
 json summarize_trace(const std::filesystem::path& dir, long pid, const std::string& solution,
                      std::vector<rules::Finding>& findings, const rules::RulePack* pack,
-                     const std::filesystem::path& export_dir) {
+                     const std::filesystem::path& export_dir, const TimedCallTimes& timed_ms) {
   json out = {{"status", "ok"}};
   tracer::Trace trace;
   try {
@@ -128,6 +129,9 @@ json summarize_trace(const std::filesystem::path& dir, long pid, const std::stri
   struct Group {
     std::vector<double> kernels, gpu_ms, own_share;
     std::size_t calls = 0, empty = 0, late = 0, graph_launches = 0, timer_reads = 0;
+    // Timed calls whose GPU work outlasted what their events measured.
+    std::size_t outlasted = 0;
+    std::vector<double> busy_ms, measured_ms;
     std::map<std::string, double> library_ms;
   };
   std::map<std::tuple<std::string, std::string, std::string>, Group> groups;
@@ -146,6 +150,17 @@ json summarize_trace(const std::filesystem::path& dir, long pid, const std::stri
     g.late += s.late_kernels;
     g.graph_launches += s.graph_launches;
     g.timer_reads += s.timer_reads;
+    if (s.phase == "timed" && s.busy_ns > 0) {
+      const auto t = timed_ms.find({s.shape, s.mode});
+      if (t != timed_ms.end() && s.index >= 0 && static_cast<std::size_t>(s.index) < t->second.size()) {
+        const double busy = s.busy_ns / 1e6, measured = t->second[static_cast<std::size_t>(s.index)];
+        g.busy_ms.push_back(busy);
+        g.measured_ms.push_back(measured);
+        // Events enclose every kernel the caller waits for: the GPU cannot be
+        // busier than they measured, beyond clock noise.
+        if (busy > 1.5 * measured + 0.005) ++g.outlasted;
+      }
+    }
     for (const auto& [lib, b] : s.libraries) g.library_ms[lib] += b.gpu_ns / 1e6;
   }
   auto median = [](std::vector<double> v) {
@@ -175,7 +190,20 @@ json summarize_trace(const std::filesystem::path& dir, long pid, const std::stri
               std::to_string(g.timer_reads) + " time(s) inside its " + phase +
               " calls: it measured its own speed while being measured."));
     if (phase != "timed") continue;
-    if (g.late > 0)
+    if (!g.busy_ms.empty()) {
+      gdocs.back()["median_busy_ms"] = median(g.busy_ms);
+      gdocs.back()["median_measured_ms"] = median(g.measured_ms);
+      gdocs.back()["calls_outlasting_timing"] = g.outlasted;
+    }
+    if (g.outlasted * 2 > g.busy_ms.size()) {
+      char fig[96];
+      std::snprintf(fig, sizeof fig, "%.4f ms against %.4f ms", median(g.busy_ms), median(g.measured_ms));
+      findings.push_back(make_probe_finding(
+          "gpu-work-outside-timing", solution, "shape " + shape + ", " + mode,
+          "On shape " + shape + " (" + mode + ") " + std::to_string(g.outlasted) + " of " +
+              std::to_string(g.busy_ms.size()) + " timed calls kept the GPU busy longer than their timing events " +
+              "measured (median " + fig + "): their work ran outside the timed interval."));
+    } else if (g.late > 0)
       findings.push_back(make_probe_finding(
           "gpu-work-outside-timing", solution, "shape " + shape + ", " + mode,
           "On shape " + shape + " (" + mode + ") " + std::to_string(g.late) +

@@ -36,10 +36,16 @@ std::vector<CallSummary> summarize_calls(const Process& process, const Families&
     return outside;
   };
 
+  // GPU intervals per summary, for busy_ns.
+  std::unordered_map<CallSummary*, std::vector<std::pair<uint64_t, uint64_t>>> intervals;
+  auto add_interval = [&](CallSummary& s, uint64_t start, uint64_t end) {
+    if (start != 0 && end > start) intervals[&s].emplace_back(start, end);
+  };
   std::unordered_set<uint32_t> recorded;
   for (const Kernel& k : process.kernels) {
     recorded.insert(k.corr);
     CallSummary& s = summary_for(k.call);
+    add_interval(s, k.start, k.end);
     const Launcher* launcher = process.launcher(k.launcher);
     const LibraryMatch lib = families.library_of(launcher != nullptr ? launcher->object : "", k.display_name());
     const uint64_t ns = k.duration();
@@ -63,6 +69,7 @@ std::vector<CallSummary> summarize_calls(const Process& process, const Families&
     recorded.insert(t.corr);
     if (t.runtime_corr != 0) recorded.insert(t.runtime_corr);
     CallSummary& s = summary_for(t.call);
+    add_interval(s, t.start, t.end);
     ++s.transfers;
     s.transfer_bytes += t.bytes;
     s.transfer_ns += t.duration();
@@ -96,6 +103,21 @@ std::vector<CallSummary> summarize_calls(const Process& process, const Families&
                                [](const Kernel& k, uint64_t t) { return k.start < t; });
     for (; it != process.kernels.end() && it->start < s.end; ++it)
       if (it->call != s.call && it->end > s.begin && it->start != 0) ++s.foreign_kernels;
+  }
+  for (auto& [summary, list] : intervals) {
+    std::sort(list.begin(), list.end());
+    CallSummary& s = *summary;
+    s.first_start = list.front().first;
+    uint64_t run_start = list.front().first, run_end = list.front().second;
+    for (const auto& [a, b] : list) {
+      if (a > run_end) {
+        s.busy_ns += run_end - run_start;
+        run_start = a;
+      }
+      run_end = std::max(run_end, b);
+    }
+    s.busy_ns += run_end - run_start;
+    s.last_end = run_end;
   }
   if (any_outside) out.push_back(std::move(outside));
   return out;
@@ -131,6 +153,9 @@ nlohmann::json to_json(const CallSummary& s) {
           {"transfer_ns", s.transfer_ns},
           {"late_kernels", s.late_kernels},
           {"late_ns", s.late_ns},
+          {"busy_ns", s.busy_ns},
+          {"first_start", s.first_start},
+          {"last_end", s.last_end},
           {"foreign_kernels", s.foreign_kernels},
           {"unrecorded_launches", s.unrecorded_launches},
           {"timer_reads", s.timer_reads}};

@@ -41,6 +41,11 @@ struct CallSummary {
   // synchronizes before it ends a call, so this is work hidden from it).
   size_t late_kernels = 0;
   uint64_t late_ns = 0;
+  // Time the GPU was busy with this call's kernels, copies and fills: the
+  // length of the union of their intervals (overlapping streams count once),
+  // and when the first began and the last ended.
+  uint64_t busy_ns = 0;
+  uint64_t first_start = 0, last_end = 0;
   // Work of other calls, or of no call, that ran inside this call's interval.
   size_t foreign_kernels = 0;
   // Launches in this call with no GPU record (lost; see the process's notes).

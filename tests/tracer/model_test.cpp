@@ -108,9 +108,13 @@ TEST(TraceModel, SummarizesEachCall) {
   EXPECT_EQ(first.transfer_bytes, 4096u);
   EXPECT_EQ(first.unrecorded_launches, 1u);
   EXPECT_EQ(first.timer_reads, 0u);
+  EXPECT_EQ(first.busy_ns, 150u);  // kernel 1500-1600 and copy 1700-1750
+  EXPECT_EQ(first.first_start, 1500u);
+  EXPECT_EQ(first.last_end, 1750u);
   const CallSummary& second = calls[1];
   EXPECT_EQ(second.graph_launches, 1u);
   EXPECT_EQ(second.timer_reads, 1u);  // corr 21: the submission read a GPU timer inside the call
+  EXPECT_EQ(second.busy_ns, 1000u);  // the replayed kernel only: corr 30 belongs to no call
   EXPECT_EQ(second.graph_kernels, 1u);
   EXPECT_EQ(second.own_share(), 1.0);
   EXPECT_EQ(second.libraries.count("Triton"), 1u);
