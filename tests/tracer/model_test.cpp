@@ -217,13 +217,11 @@ TEST(TextSummary, NamesLibrariesCallsAndLosses) {
 // ---- real traces recorded on the H200 machine (tests/gpu/run_tracer_gpu.sh)
 TEST(Fixtures, CudaProgramTrace) { expect_cuda_app_trace(load_trace_file(kFixtures + "/trace_cuda_app.json")); }
 
-// The document was written on the GPU machine by the model as it was then,
-// which did not yet follow graph-node clones: its replayed Triton kernel
-// carries libtorch_cuda (the instantiating object). The capture-time tags
-// are in the document and are checked here instead.
+// Recorded on the H200 by tests/gpu/run_tracer_gpu.sh: the same checks as
+// on the GPU, then the capture-time tags of the graph nodes.
 TEST(Fixtures, TorchAndTritonTrace) {
   const Trace t = load_trace_file(kFixtures + "/trace_torch_app.json");
-  expect_torch_app_trace(t, /*replay_launchers=*/false, /*require_self_timing=*/false);
+  expect_torch_app_trace(t);
   const Process& p = cuda_process(t);
   std::set<std::string> captured;
   for (const GraphNode& g : p.graph_nodes)

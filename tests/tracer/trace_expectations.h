@@ -136,9 +136,7 @@ inline void expect_cuda_app_trace(const Trace& t) {
 // `replay_launchers`: check that replayed graph kernels keep the launchers of
 // their capture (false only for a document written before the model followed
 // node clones; documents store the joined launcher).
-// The committed fixture may predate the app's self_timing call; a fresh
-// trace (the GPU test) must have it.
-inline void expect_torch_app_trace(const Trace& t, bool replay_launchers = true, bool require_self_timing = true) {
+inline void expect_torch_app_trace(const Trace& t) {
   const Process& p = cuda_process(t);
   EXPECT_TRUE(p.complete()) << notes(p);
   for (const Note& n : p.notes) EXPECT_NE(n.level, "loss") << n.text;
@@ -184,16 +182,14 @@ inline void expect_torch_app_trace(const Trace& t, bool replay_launchers = true,
     EXPECT_NE(k->graph, 0u);
     replay_libs.insert(library(p, *k).name);
   }
-  if (replay_launchers)
-    EXPECT_EQ(replay_libs, (std::set<std::string>{"libtorch_cuda", "Triton"})) << describe(p, replay);
+  EXPECT_EQ(replay_libs, (std::set<std::string>{"libtorch_cuda", "Triton"})) << describe(p, replay);
 
   const auto side = kernels_in(p, call_id(p, "side_stream"));
   ASSERT_EQ(side.size(), 1u) << describe(p, side);
   EXPECT_NE(side[0]->stream, matmul[0]->stream);
   EXPECT_EQ(family(*side[0]), "elementwise");
 
-  // Fixtures recorded before the app timed itself have no such call.
-  const bool self_timing = std::any_of(p.calls.begin(), p.calls.end(), [](const Call& c) { return c.phase == "self_timing"; });
+  EXPECT_TRUE(std::any_of(p.calls.begin(), p.calls.end(), [](const Call& c) { return c.phase == "self_timing"; }));
   for (const CallSummary& s : summarize_calls(p, Families::builtin())) {
     EXPECT_EQ(s.unrecorded_launches, 0u) << s.phase;
     EXPECT_EQ(s.timer_reads, s.phase == "self_timing" ? 1u : 0u) << s.phase;
@@ -212,7 +208,6 @@ inline void expect_torch_app_trace(const Trace& t, bool replay_launchers = true,
   EXPECT_EQ(kernels, p.kernels.size());
   EXPECT_EQ(calls, p.calls.size());
   EXPECT_GE(flows, kernels);
-  if (require_self_timing) EXPECT_TRUE(self_timing) << "no self_timing call in the trace";
 }
 
 }  // namespace kaudit::tracer::testing
