@@ -1,5 +1,7 @@
 #include "runner/probe_findings.h"
 
+#include <algorithm>
+
 #include "runner/finding_catalog.h"
 
 #include <cstdio>
@@ -66,6 +68,22 @@ std::vector<rules::Finding> probe_findings(const ShapeEvidence& e, const std::st
               std::string(e.modes.count("fresh") ? ", while new tensors gave right outputs" : "") +
               ": the result is looked up by the tensors' identity or address.");
     }
+  }
+  // Right at first, wrong from some call on, and handing back an earlier
+  // call's output: the work stopped once the first calls were checked.
+  const int reused_in_correctness = count(e.correctness_counts, "reused");
+  if (!e.correctness_passed && reused_in_correctness > 0 && !e.seed_cases_passed.empty() &&
+      e.seed_cases_passed.front()) {
+    std::size_t right = 0;
+    while (right < e.seed_cases_passed.size() && e.seed_cases_passed[right]) ++right;
+    const bool wrong_after = right < e.seed_cases_passed.size() &&
+                             std::none_of(e.seed_cases_passed.begin() + static_cast<long>(right),
+                                          e.seed_cases_passed.end(), [](bool ok) { return ok; });
+    if (wrong_after)
+      add("work-skipped-on-repeat", shape + ", correctness",
+          "On " + shape + " the first " + std::to_string(right) + " correctness call(s) were right and every later "
+          "one wrong, while " + std::to_string(reused_in_correctness) +
+              " call(s) returned an earlier call's output storage again: the work stops after the first calls.");
   }
   if (!e.mutated_cases.empty())
     add("input-mutated", shape + ", correctness",

@@ -24,6 +24,7 @@ struct ShapeEvidence {
   bool correctness_passed = true;
   nlohmann::json correctness_counts;  // output checks of the correctness calls
   std::vector<int> mutated_cases;     // correctness cases whose inputs changed
+  std::vector<bool> seed_cases_passed;  // the seed cases' checks, in call order
   std::map<std::string, ModeEvidence> modes;  // bench, fresh, rewrite
 };
 

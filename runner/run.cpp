@@ -150,6 +150,7 @@ struct OutputCheck {
   std::string reason;
   double max_abs = 0, max_rel = 0;
   std::size_t mismatches = 0;
+  std::size_t elements = 0;
   double atol = 0;  // the absolute tolerance applied
 };
 
@@ -173,15 +174,18 @@ std::vector<TensorFile> read_output_files(const json& outputs, const fs::path& x
 // reference's output on the unscaled inputs. Rounding errors grow with the
 // output, so the absolute tolerance grows by the output's growth (never
 // shrinks); the relative tolerance stays. Such a case is skipped when the
-// reference's own output is not finite.
+// reference's own output is not finite. Scaled inputs also push elements
+// onto decision edges (a saturated softmax, ties in a max) where any two
+// correct kernels may differ: a stress case passes with at most
+// `stress_allowance` of its elements outside the tolerance.
 OutputCheck check_outputs(const json& got, const json& expected, const fs::path& xfer, Tolerance tol,
-                          std::optional<double> stress_baseline) {
-  OutputCheck c{"passed", "", 0, 0, 0, tol.atol};
+                          std::optional<double> stress_baseline, double stress_allowance = 0) {
+  OutputCheck c{"passed", "", 0, 0, 0, 0, tol.atol};
   try {
     const std::vector<TensorFile> exp = read_output_files(expected, xfer);
     if (stress_baseline) {
       for (const auto& t : exp)
-        if (!t.all_finite()) return {"skipped", "the reference's output is not finite at this scale", 0, 0, 0, tol.atol};
+        if (!t.all_finite()) return {"skipped", "the reference's output is not finite at this scale", 0, 0, 0, 0, tol.atol};
       if (const double m = magnitude(exp); *stress_baseline > 0 && m > *stress_baseline) tol.atol *= m / *stress_baseline;
       c.atol = tol.atol;
     }
@@ -192,15 +196,23 @@ OutputCheck check_outputs(const json& got, const json& expected, const fs::path&
                  std::to_string(exp.size());
       return c;
     }
+    bool only_elements = true;  // every failure is elements outside the tolerance (not a shape or dtype)
     for (std::size_t k = 0; k < outs.size(); ++k) {
       const auto cmp = compare_tensors(outs[k], exp[k], tol);
       c.max_abs = std::max(c.max_abs, cmp.max_abs_error);
       c.max_rel = std::max(c.max_rel, cmp.max_rel_error);
       c.mismatches += cmp.mismatches;
+      c.elements += cmp.checked;
+      if (!cmp.ok && cmp.mismatches == 0) only_elements = false;
       if (!cmp.ok && c.status == "passed") {
         c.status = "failed";
         c.reason = (outs.size() > 1 ? "output " + std::to_string(k) + ": " : std::string()) + cmp.reason;
       }
+    }
+    if (stress_baseline && c.status == "failed" && only_elements &&
+        static_cast<double>(c.mismatches) <= stress_allowance * static_cast<double>(c.elements)) {
+      c.status = "passed";
+      c.reason.clear();
     }
   } catch (const std::exception& ex) {
     c.status = "failed";
@@ -216,6 +228,7 @@ json output_check_json(const OutputCheck& c) {
     j["max_abs_error"] = c.max_abs;
     j["max_rel_error"] = c.max_rel;
     j["mismatches"] = c.mismatches;
+    if (c.status == "passed" && c.mismatches > 0) j["tolerated_mismatches"] = c.mismatches;
   }
   return j;
 }
@@ -325,6 +338,9 @@ json run_submission(const RunOptions& o) {
   double fresh_over_bench = cpu ? 5.0 : 1.5;
   if (pack.raw.contains("thresholds") && pack.raw["thresholds"].value(threshold_key, json()).is_number())
     fresh_over_bench = pack.raw["thresholds"][threshold_key].get<double>();
+  double stress_allowance = 0.001;
+  if (pack.raw.contains("thresholds") && pack.raw["thresholds"].value("stress_mismatch_fraction", json()).is_number())
+    stress_allowance = pack.raw["thresholds"]["stress_mismatch_fraction"].get<double>();
 
   Workspace ws;
   ws.keep(o.keep_temp);
@@ -370,6 +386,7 @@ json run_submission(const RunOptions& o) {
                    {"phase_timeout_s", phase_s},
                    {"call_timeout_s", call_s},
                    {"fresh_over_bench_threshold", fresh_over_bench},
+                   {"stress_mismatch_fraction", stress_allowance},
                    {"trace", o.trace}}},
                  {"result", "error"},
                  {"error", nullptr},
@@ -795,7 +812,8 @@ json run_submission(const RunOptions& o) {
             }
           }
         }
-        const OutputCheck chk = check_outputs(sub_outputs[{i, j}], expected[id], ws.xfer(), tol, baseline);
+        const OutputCheck chk =
+            check_outputs(sub_outputs[{i, j}], expected[id], ws.xfer(), tol, baseline, stress_allowance);
         c.update(output_check_json(chk));
         if (baseline && chk.status != "skipped") c["atol"] = chk.atol;
         if (chk.status == "failed") {
@@ -875,6 +893,9 @@ json run_submission(const RunOptions& o) {
     evidence.correctness_passed = shape_correct[i];
     evidence.correctness_counts = correctness_counts.count(i) ? correctness_counts[i].value("counts", json::object())
                                                               : json::object();
+    evidence.seed_cases_passed.clear();
+    for (const auto& c : result["correctness"][i]["cases"])
+      if (c.value("kind", std::string()) == "seed") evidence.seed_cases_passed.push_back(c.value("status", "") == "passed");
     evidence.mutated_cases.clear();
     for (const auto& [key, ks] : mutated)
       if (key.first == i) evidence.mutated_cases.push_back(key.second);

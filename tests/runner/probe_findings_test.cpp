@@ -39,6 +39,23 @@ TEST(ProbeFindings, FirstFailingModeNamesTheOffence) {
   EXPECT_TRUE(probe_findings(e, "s.py", 1.5).empty());
 }
 
+TEST(ProbeFindings, RightFirstThenStaleOutputsIsWorkSkipped) {
+  auto e = clean();
+  e.correctness_passed = false;
+  e.seed_cases_passed = {true, true, false};
+  e.correctness_counts = {{"calls", 5}, {"reused", 3}};
+  EXPECT_EQ(ids(probe_findings(e, "s.py", 1.5)), (std::set<std::string>{"work-skipped-on-repeat", "output-reused"}));
+  // Wrong only now and then, or wrong from the first call: an incorrect kernel.
+  e.seed_cases_passed = {true, false, true};
+  EXPECT_EQ(ids(probe_findings(e, "s.py", 1.5)), std::set<std::string>{"output-reused"});
+  e.seed_cases_passed = {false, false, false};
+  EXPECT_EQ(ids(probe_findings(e, "s.py", 1.5)), std::set<std::string>{"output-reused"});
+  // No earlier output handed back: a kernel wrong on some inputs.
+  e.seed_cases_passed = {true, true, false};
+  e.correctness_counts = {{"calls", 5}};
+  EXPECT_TRUE(probe_findings(e, "s.py", 1.5).empty());
+}
+
 TEST(ProbeFindings, FreshOverBenchNeedsMedianAndMinimum) {
   auto e = clean();
   e.modes["fresh"].median_ms = 3.0;  // 3x by the median

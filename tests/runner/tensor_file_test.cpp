@@ -2,11 +2,16 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <random>
+#include <sstream>
 
 using namespace kaudit::runner;
 namespace fs = std::filesystem;
@@ -29,6 +34,82 @@ fs::path write_file(const std::string& header, const std::string& body) {
                                                   std::to_string(n++) + ".bin");
   std::ofstream(p, std::ios::binary) << header << "\n" << body;
   return p;
+}
+
+std::string header_of(const TensorFile& t) {
+  std::ostringstream h;
+  h << R"({"dtype": ")" << t.dtype << R"(", "shape": )" << t.shape_text() << R"(, "nbytes": )" << t.data.size() << "}";
+  return h.str();
+}
+
+std::string body_of(const TensorFile& t) { return std::string(t.data.begin(), t.data.end()); }
+
+std::uint64_t bits(double v) { return std::bit_cast<std::uint64_t>(v); }
+
+// The comparison as the runner made it before it decoded by type and on
+// several threads: one element at a time, through at().
+Comparison reference_compare(const TensorFile& a, const TensorFile& e, const Tolerance& tol) {
+  Comparison c;
+  const std::size_t n = a.numel();
+  c.checked = n;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double x = a.at(i), y = e.at(i);
+    bool ok;
+    if (std::isnan(y)) ok = std::isnan(x);
+    else if (std::isnan(x)) ok = false;
+    else if (std::isinf(y) || std::isinf(x)) ok = x == y;
+    else {
+      const double diff = std::fabs(x - y);
+      ok = diff <= tol.atol + tol.rtol * std::fabs(y);
+      c.max_abs_error = std::max(c.max_abs_error, diff);
+      if (y != 0) c.max_rel_error = std::max(c.max_rel_error, diff / std::fabs(y));
+    }
+    if (!ok) {
+      if (c.mismatches == 0) {
+        c.first_mismatch = static_cast<std::int64_t>(i);
+        c.got = x;
+        c.expected = y;
+      }
+      ++c.mismatches;
+    }
+  }
+  c.ok = c.mismatches == 0;
+  if (!c.ok) {
+    std::ostringstream o;
+    o << c.mismatches << " of " << n << " elements outside tolerance (first at flat index " << c.first_mismatch
+      << ": got " << c.got << ", expected " << c.expected << ")";
+    c.reason = o.str();
+  }
+  return c;
+}
+
+// Bit for bit, NaN signs included.
+void expect_same_comparison(const Comparison& got, const Comparison& want, const std::string& what) {
+  EXPECT_EQ(got.ok, want.ok) << what;
+  EXPECT_EQ(got.reason, want.reason) << what;
+  EXPECT_EQ(got.mismatches, want.mismatches) << what;
+  EXPECT_EQ(got.checked, want.checked) << what;
+  EXPECT_EQ(got.first_mismatch, want.first_mismatch) << what;
+  EXPECT_EQ(bits(got.max_abs_error), bits(want.max_abs_error)) << what << ": " << got.max_abs_error << " vs " << want.max_abs_error;
+  EXPECT_EQ(bits(got.max_rel_error), bits(want.max_rel_error)) << what << ": " << got.max_rel_error << " vs " << want.max_rel_error;
+  EXPECT_EQ(bits(got.got), bits(want.got)) << what;
+  EXPECT_EQ(bits(got.expected), bits(want.expected)) << what;
+}
+
+double reference_max_abs(const TensorFile& t) {
+  double m = 0;
+  for (std::size_t i = 0; i < t.numel(); ++i) {
+    const double v = std::fabs(t.at(i));
+    if (std::isfinite(v) && v > m) m = v;
+  }
+  return m;
+}
+
+bool reference_all_finite(const TensorFile& t) {
+  if (!t.is_floating()) return true;
+  for (std::size_t i = 0; i < t.numel(); ++i)
+    if (!std::isfinite(t.at(i))) return false;
+  return true;
 }
 
 }  // namespace
@@ -95,4 +176,213 @@ TEST(TensorFile, NanPoisonAndShapeOrDtypeMismatch) {
   const auto c = compare_tensors(make<double>("float64", {2}, {1.0, 0.0}), ref, {});
   EXPECT_FALSE(c.ok);
   EXPECT_NE(c.reason.find("dtype"), std::string::npos);
+}
+
+TEST(TensorFile, MappedFileHasTheBytesWritten) {
+  std::mt19937_64 rng(7);
+  const std::vector<std::pair<std::string, std::vector<std::int64_t>>> cases = {
+      {"float32", {3, 5}}, {"bfloat16", {7}},   {"float16", {2, 3}}, {"float8_e4m3fn", {9}},
+      {"int64", {4}},      {"bool", {2, 2, 3}}, {"float64", {}},     {"uint8", {1, 4097}}};
+  for (const auto& [dtype, shape] : cases) {
+    TensorFile w;
+    w.dtype = dtype;
+    w.shape = shape;
+    w.data.resize(w.numel() * dtype_size(dtype));
+    for (auto& b : w.data) b = static_cast<unsigned char>(dtype == "bool" ? rng() % 2 : rng());
+    // Headers of different lengths put the payload at different offsets.
+    const fs::path p = write_file(header_of(w) + std::string(shape.size(), ' '), body_of(w));
+    TensorFile copy;
+    {
+      const TensorFile t = read_tensor_file(p);
+      EXPECT_EQ(t.dtype, dtype);
+      EXPECT_EQ(t.shape, shape);
+      EXPECT_TRUE(t.data.empty()) << dtype << ": the payload is mapped, not copied";
+      ASSERT_EQ(t.bytes().size(), w.data.size()) << dtype;
+      EXPECT_EQ(std::memcmp(t.bytes().data(), w.data.data(), w.data.size()), 0) << dtype;
+      EXPECT_TRUE(same_bytes(t, w)) << dtype;
+      for (std::size_t i = 0; i < w.numel(); ++i) EXPECT_EQ(bits(t.at(i)), bits(w.at(i))) << dtype << " " << i;
+      copy = t;
+    }
+    fs::remove(p);  // the copy keeps the mapping alive
+    ASSERT_EQ(copy.bytes().size(), w.data.size());
+    EXPECT_EQ(std::memcmp(copy.bytes().data(), w.data.data(), w.data.size()), 0) << dtype;
+    expect_same_comparison(compare_tensors(copy, w, {}), reference_compare(copy, w, {}), dtype);
+  }
+}
+
+TEST(TensorFile, EmptyTensors) {
+  for (const std::string header : {R"({"dtype": "bfloat16", "shape": [0], "nbytes": 0})",
+                                   R"({"dtype": "int64", "shape": [3, 0], "nbytes": 0})"}) {
+    const fs::path p = write_file(header, "");
+    const TensorFile t = read_tensor_file(p);
+    fs::remove(p);
+    EXPECT_EQ(t.numel(), 0u);
+    EXPECT_TRUE(t.bytes().empty());
+    EXPECT_TRUE(same_bytes(t, t));
+    EXPECT_EQ(t.max_abs(), 0);
+    EXPECT_TRUE(t.all_finite());
+    const Comparison c = compare_tensors(t, t, {0, 0});
+    EXPECT_TRUE(c.ok) << c.reason;
+    EXPECT_EQ(c.checked, 0u);
+  }
+}
+
+TEST(TensorFile, BadFilesNameThePath) {
+  const std::string good = R"({"dtype": "float32", "shape": [2], "nbytes": 8})";
+  for (const auto& [header, body] : std::vector<std::pair<std::string, std::string>>{
+           {good, "1234567"},                                                    // one byte short
+           {good, ""},                                                           // no payload
+           {R"({"dtype": "float32", "shape": [2], "nbytes": 8)", "12345678"},    // bad JSON
+           {R"({"dtype": "float32", "nbytes": 8})", "12345678"},                 // no shape
+           {R"({"dtype": "float32", "shape": [2, -1], "nbytes": 8})", "12345678"},
+           {R"({"dtype": "float32", "shape": [2], "nbytes": 4})", "12345678"},   // byte count
+           {R"({"dtype": "int4", "shape": [2], "nbytes": 8})", "12345678"},      // unknown dtype
+           {"", "12345678"},                                                     // empty header line
+           {std::string(70000, ' ') + good, "12345678"}}) {                      // header over 64 KiB
+    const fs::path p = write_file(header, body);
+    try {
+      read_tensor_file(p);
+      ADD_FAILURE() << "no error for " << header.substr(0, 80);
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find(p.string()), std::string::npos) << e.what();
+    }
+    fs::remove(p);
+  }
+  // A header with no newline and no payload behind it.
+  const fs::path p = write_file("", "");
+  std::ofstream(p, std::ios::binary | std::ios::trunc) << good;
+  EXPECT_THROW(read_tensor_file(p), std::runtime_error);
+  std::ofstream(p, std::ios::binary | std::ios::trunc);  // empty file
+  EXPECT_THROW(read_tensor_file(p), std::runtime_error);
+  fs::remove(p);
+}
+
+// Above the threshold at which the comparison runs in chunks: mismatches and
+// extremes in different chunks must merge as one pass over the tensor would.
+TEST(TensorFile, LargeComparisonMergesChunks) {
+  constexpr std::size_t n = 10'000'000;  // float32, 8 chunks of 1.25M
+  std::vector<float> want(n), got(n);
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> dist(-3.0f, 3.0f);
+  for (std::size_t i = 0; i < n; ++i) {
+    want[i] = dist(rng);
+    got[i] = want[i] * (1.0f + 1e-4f);  // within tolerance
+  }
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  got[2'000'000] = want[2'000'000] = inf;              // matching infinities (chunk 1)
+  want[2'600'000] = 1e-6f;                             // largest relative error, within atol (chunk 2)
+  got[2'600'000] = 5e-6f;
+  got[3'750'001] = want[3'750'001] + 1.0f;             // mismatch (chunk 3)
+  got[5'000'000] = nan;                                // NaN where a number is (chunk 4)
+  got[7'000'000] = want[7'000'000] = nan;              // matching NaNs (chunk 5)
+  got[8'000'000] = 1e30f;                              // largest absolute error (chunk 6)
+  got[9'999'999] = -inf;                               // last element (chunk 7)
+  const Tolerance tol{1e-2, 1e-2};
+  for (const bool early : {false, true}) {
+    if (early) got[1'249'999] = want[1'249'999] + 2.0f;  // last element of chunk 0
+    const TensorFile e = make<float>("float32", {1000, 10000}, want), a = make<float>("float32", {1000, 10000}, got);
+    const Comparison c = compare_tensors(a, e, tol);
+    const Comparison r = reference_compare(a, e, tol);
+    expect_same_comparison(c, r, early ? "with a mismatch in chunk 0" : "first mismatch in chunk 3");
+    EXPECT_EQ(c.mismatches, early ? 5u : 4u);
+    EXPECT_EQ(c.first_mismatch, early ? 1'249'999 : 3'750'001);
+    EXPECT_GE(c.max_abs_error, 1e29);
+    EXPECT_GE(c.max_rel_error, 1e29);
+    EXPECT_EQ(bits(a.max_abs()), bits(reference_max_abs(a)));
+    EXPECT_FALSE(a.all_finite());
+
+    // The same through a mapped file.
+    const fs::path p = write_file(header_of(a), body_of(a));
+    const TensorFile mapped = read_tensor_file(p);
+    fs::remove(p);
+    expect_same_comparison(compare_tensors(mapped, e, tol), r, "mapped");
+    EXPECT_TRUE(same_bytes(mapped, a));
+  }
+  // Byte equality, on several threads: one differing byte anywhere is found.
+  TensorFile e = make<float>("float32", {1000, 10000}, want);
+  const TensorFile e2 = e;
+  EXPECT_TRUE(same_bytes(e, e2));
+  for (std::size_t at : {std::size_t{0}, e.data.size() / 2 + 3, e.data.size() - 1}) {
+    e.data[at] ^= 1;
+    EXPECT_FALSE(same_bytes(e, e2)) << at;
+    e.data[at] ^= 1;
+  }
+  // max_abs and all_finite on several threads.
+  EXPECT_TRUE(make<float>("float32", {static_cast<std::int64_t>(n)}, std::vector<float>(n, 1.5f)).all_finite());
+  std::vector<float> finite = want;
+  finite[2'000'000] = finite[7'000'000] = 0.0f;
+  finite[9'000'001] = -7.25f;
+  const TensorFile f = make<float>("float32", {static_cast<std::int64_t>(n)}, finite);
+  EXPECT_TRUE(f.all_finite());
+  EXPECT_EQ(f.max_abs(), 7.25);
+}
+
+// Every dtype, random bit patterns (NaNs, infinities, subnormals, negative
+// zeros), in one chunk and in several: the typed loops decode and compare as
+// at() does one element at a time.
+TEST(TensorFile, TypedLoopsMatchElementwiseDecoding) {
+  std::mt19937_64 rng(3);
+  for (const std::string dtype : {"float32", "float64", "float16", "bfloat16", "float8_e4m3fn", "float8_e5m2", "int64",
+                                  "int32", "int16", "int8", "uint8", "bool", "uint16", "uint32", "uint64"}) {
+    const std::size_t esize = dtype_size(dtype);
+    for (const std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{4099},
+                                (dtype == "bfloat16" || dtype == "float16") ? (std::size_t{1} << 22) + 77 : 5000}) {
+      TensorFile e, a;
+      e.dtype = a.dtype = dtype;
+      e.shape = a.shape = {static_cast<std::int64_t>(n)};
+      e.data.resize(n * esize);
+      for (auto& b : e.data) b = static_cast<unsigned char>(dtype == "bool" ? rng() % 2 : rng());
+      a.data = e.data;
+      // Disturb one element in 64, starting at a random place.
+      const std::size_t start = n ? rng() % n : 0;
+      for (std::size_t i = start; i < n; i += 1 + rng() % 128)
+        for (std::size_t k = 0; k < esize; ++k)
+          a.data[i * esize + k] = static_cast<unsigned char>(dtype == "bool" ? rng() % 2 : rng());
+      for (const Tolerance tol : {Tolerance{}, Tolerance{0, 0}, Tolerance{1e-3, 0.5}}) {
+        const std::string what = dtype + " n=" + std::to_string(n) + " atol=" + std::to_string(tol.atol);
+        expect_same_comparison(compare_tensors(a, e, tol), reference_compare(a, e, tol), what);
+      }
+      EXPECT_EQ(bits(a.max_abs()), bits(reference_max_abs(a))) << dtype << " " << n;
+      EXPECT_EQ(a.all_finite(), reference_all_finite(a)) << dtype << " " << n;
+      EXPECT_EQ(same_bytes(a, e), a.data == e.data) << dtype << " " << n;
+    }
+  }
+}
+
+// Every bit pattern of the 16- and 8-bit float formats, as the value a
+// mismatch reports (got and expected) and through max_abs, decodes as at()
+// does: the typed loops use tables, whose NaN signs show in the reason.
+TEST(TensorFile, EverySmallFloatPatternDecodesAsAt) {
+  for (const std::string dtype : {"float16", "bfloat16", "float8_e4m3fn", "float8_e5m2"}) {
+    const std::size_t esize = dtype_size(dtype), patterns = std::size_t{1} << (8 * esize);
+    auto one = [&](std::size_t pattern) {
+      TensorFile t;
+      t.dtype = dtype;
+      t.shape = {1};
+      t.data.resize(esize);
+      std::memcpy(t.data.data(), &pattern, esize);  // little-endian
+      return t;
+    };
+    // 1.0 and a NaN in each format: every value mismatches one of them.
+    const std::vector<TensorFile> refs =
+        esize == 2 ? std::vector{one(dtype == "float16" ? 0x3c00 : 0x3f80), one(0x7fff)}
+                   : std::vector{one(dtype == "float8_e4m3fn" ? 0x38 : 0x3c), one(0x7f)};
+    std::size_t reported = 0;
+    for (std::size_t p = 0; p < patterns; ++p) {
+      const TensorFile x = one(p);
+      bool seen = false;
+      for (const TensorFile& r : refs) {
+        const Comparison got = compare_tensors(x, r, {0, 0}), swapped = compare_tensors(r, x, {0, 0});
+        if (got.ok) continue;
+        seen = true;
+        ASSERT_EQ(bits(got.got), bits(x.at(0))) << dtype << " pattern " << p;
+        ASSERT_EQ(bits(swapped.expected), bits(x.at(0))) << dtype << " pattern " << p;
+        ASSERT_EQ(got.reason, reference_compare(x, r, {0, 0}).reason) << dtype << " pattern " << p;
+      }
+      reported += seen;
+      ASSERT_EQ(bits(x.max_abs()), bits(reference_max_abs(x))) << dtype << " pattern " << p;
+      ASSERT_EQ(x.all_finite(), reference_all_finite(x)) << dtype << " pattern " << p;
+    }
+    EXPECT_EQ(reported, patterns) << dtype;
+  }
 }
