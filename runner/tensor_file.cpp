@@ -3,7 +3,6 @@
 #include <nlohmann/json.hpp>
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -349,19 +348,21 @@ TensorFile read_tensor_file(const std::filesystem::path& path) {
     if (s < 0) throw std::runtime_error(path.string() + ": negative dimension");
   if (t.numel() * esize != nbytes) throw std::runtime_error(path.string() + ": byte count does not match the shape");
   if (file_size - offset < nbytes) throw std::runtime_error(path.string() + ": truncated");
-  if (nbytes == 0) return t;  // nothing to map (a mapping of 0 bytes is invalid)
-
-  // The payload starts right after the header, at no page boundary: map from
-  // the start of the file and point past the header.
-  const std::size_t length = offset + nbytes;
-  void* base = ::mmap(nullptr, length, PROT_READ, MAP_PRIVATE, f.fd, 0);
-  if (base == MAP_FAILED) throw std::runtime_error(path.string() + ": cannot map: " + std::strerror(errno));
-  const std::shared_ptr<const unsigned char> mapping(static_cast<const unsigned char*>(base),
-                                                     [length](const unsigned char* p) {
-                                                       ::munmap(const_cast<unsigned char*>(p), length);
-                                                     });
-  t.mapped = std::shared_ptr<const unsigned char>(mapping, mapping.get() + offset);
-  t.mapped_size = nbytes;
+  if (nbytes == 0) return t;
+  // Read, never mapped: every file in the exchange folder can be written by
+  // the submission's process, which could cut a mapped file short under the
+  // runner (SIGBUS). Not zero-filled first: every byte is read over.
+  const std::shared_ptr<unsigned char[]> buffer(new unsigned char[nbytes]);
+  std::size_t got = 0;
+  while (got < nbytes) {
+    const ssize_t r = ::pread(f.fd, buffer.get() + got, nbytes - got, static_cast<off_t>(offset + got));
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) throw std::runtime_error(path.string() + ": cannot read: " + std::strerror(errno));
+    if (r == 0) throw std::runtime_error(path.string() + ": truncated");
+    got += static_cast<std::size_t>(r);
+  }
+  t.payload = std::shared_ptr<const unsigned char>(buffer, buffer.get());
+  t.payload_size = nbytes;
   return t;
 }
 

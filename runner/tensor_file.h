@@ -3,10 +3,11 @@
 // row-major, little-endian. The runner compares them itself, with the
 // problem's tolerance, so the submission's process never decides a verdict.
 //
-// A tensor read from a file is not copied: its bytes are a read-only mapping
-// of the file (outputs of hundreds of MB and inputs of several GB live in
-// /dev/shm, where a mapping costs next to nothing). A tensor built in memory
-// (tests) fills `data` instead. Everything reads through bytes().
+// A tensor read from a file holds its payload in a buffer shared by copies
+// of the object (outputs of hundreds of MB, inputs of several GB); one built
+// in memory (tests) fills `data`. Everything reads through bytes(). Files are
+// read, not mapped: the submission's process can write the exchange folder
+// and could cut a mapped file short under the runner (SIGBUS).
 #pragma once
 
 #include <cstdint>
@@ -22,15 +23,14 @@ struct TensorFile {
   std::string dtype;             // torch's name without "torch.": float32, bfloat16, int64, ...
   std::vector<std::int64_t> shape;
   std::vector<unsigned char> data;  // bytes of a tensor built in memory; empty for one read from a file
-  // Set by read_tensor_file: the payload inside a read-only mapping of the
-  // file, which copies share and the last one unmaps. Null for an empty
-  // payload and for tensors built in memory.
-  std::shared_ptr<const unsigned char> mapped;
-  std::size_t mapped_size = 0;
+  // Set by read_tensor_file: the payload read from the file. Null for an
+  // empty payload and for tensors built in memory.
+  std::shared_ptr<const unsigned char> payload;
+  std::size_t payload_size = 0;
 
-  // The tensor's bytes: the mapped payload when there is one, else `data`.
+  // The tensor's bytes: the payload read from a file when there is one, else `data`.
   std::span<const unsigned char> bytes() const {
-    return mapped ? std::span<const unsigned char>(mapped.get(), mapped_size) : std::span<const unsigned char>(data);
+    return payload ? std::span<const unsigned char>(payload.get(), payload_size) : std::span<const unsigned char>(data);
   }
 
   std::size_t numel() const;
@@ -42,9 +42,8 @@ struct TensorFile {
 };
 
 // Throws std::runtime_error on a missing file, a bad header, a dtype kaudit
-// does not know, or a byte count that does not match the shape. The payload
-// is mapped, not read: the file must not be truncated while the tensor lives
-// (the process would get SIGBUS on the missing pages); removing it is fine.
+// does not know, a byte count that does not match the shape, or a file cut
+// short (also while it is read).
 TensorFile read_tensor_file(const std::filesystem::path& path);
 std::size_t dtype_size(const std::string& dtype);  // 0 when unknown
 

@@ -196,7 +196,7 @@ TEST(TensorFile, MappedFileHasTheBytesWritten) {
       const TensorFile t = read_tensor_file(p);
       EXPECT_EQ(t.dtype, dtype);
       EXPECT_EQ(t.shape, shape);
-      EXPECT_TRUE(t.data.empty()) << dtype << ": the payload is mapped, not copied";
+      EXPECT_TRUE(t.data.empty()) << dtype << ": the payload is held once, not in `data` too";
       ASSERT_EQ(t.bytes().size(), w.data.size()) << dtype;
       EXPECT_EQ(std::memcmp(t.bytes().data(), w.data.data(), w.data.size()), 0) << dtype;
       EXPECT_TRUE(same_bytes(t, w)) << dtype;
@@ -291,12 +291,12 @@ TEST(TensorFile, LargeComparisonMergesChunks) {
     EXPECT_EQ(bits(a.max_abs()), bits(reference_max_abs(a)));
     EXPECT_FALSE(a.all_finite());
 
-    // The same through a mapped file.
+    // The same through a file.
     const fs::path p = write_file(header_of(a), body_of(a));
-    const TensorFile mapped = read_tensor_file(p);
+    const TensorFile read = read_tensor_file(p);
     fs::remove(p);
-    expect_same_comparison(compare_tensors(mapped, e, tol), r, "mapped");
-    EXPECT_TRUE(same_bytes(mapped, a));
+    expect_same_comparison(compare_tensors(read, e, tol), r, "read from a file");
+    EXPECT_TRUE(same_bytes(read, a));
   }
   // Byte equality, on several threads: one differing byte anywhere is found.
   TensorFile e = make<float>("float32", {1000, 10000}, want);
