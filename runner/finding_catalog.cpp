@@ -55,10 +55,13 @@ const std::vector<rules::FindingInfo>& runner_finding_catalog() {
        "the raw bytes outside the process, and reports the disguise itself.",
        "print(type(out)) must be <class 'torch.Tensor'>."},
       {"problem-file-changed", Category::cheat, Confidence::high, Source::probe,
-       "A problem file in the working folder was changed, deleted or replaced.",
+       "A problem file in the working folder, or a reference input file, was changed, deleted or replaced.",
        "The runner hashes the copies of the problem's files (reference.py, shapes.py, problem.yaml) "
-       "before and after the submission runs. Changing them is tampering with the harness, whether the "
-       "change would have weakened the reference, the shapes or the tolerance.",
+       "before and after the submission runs, and seals the reference's input files in the exchange folder "
+       "(inode, size and change time, which no unprivileged process can set back) before the submission can "
+       "reach them. Changing either is tampering with the harness, whether the change would have weakened "
+       "the reference, the shapes, the tolerance or the inputs the expected outputs are computed on; a "
+       "broken seal also makes the run an error, as no expected output can be trusted.",
        "Run the submission in a scratch folder holding copies of the problem files and diff them "
        "afterwards."},
       {"exited-before-results", Category::cheat, Confidence::medium, Source::probe,

@@ -515,6 +515,12 @@ json run_submission(const RunOptions& o) {
     }
   }
   result["shapes"] = shapes;
+  // The reference's input files, sealed before the submission can reach them.
+  std::vector<std::string> reference_files;
+  for (const auto& [key, entries] : ref_inputs)
+    for (const auto& e : entries)
+      if (e.contains("file") && e["file"].is_string()) reference_files.push_back(e["file"]);
+  const FileSeal input_seal = seal_files(ws.xfer(), reference_files);
   const std::string device_name = result["environment"].value("gpu", std::string());
   std::optional<Hardware> hw;
   if (o.hardware) hw = load_hardware(*o.hardware);
@@ -742,6 +748,17 @@ json run_submission(const RunOptions& o) {
                       {"shape", key.first},
                       {"inputs", s["inputs"]}});
     }
+  }
+  // Inputs changed under the reference would make its expected outputs
+  // answer the submission's question, not the problem's.
+  if (const auto broken = broken_seals(ws.xfer(), input_seal); !broken.empty()) {
+    findings.push_back(make_probe_finding("problem-file-changed", broken.front(), "",
+                                          std::to_string(broken.size()) +
+                                              " of the reference's input files (first: " + broken.front() +
+                                              ") were changed, replaced or deleted while the submission ran."));
+    set_error("reference", "the reference's input files were changed while the submission ran: no expected "
+                           "output can be trusted");
+    jobs = json::array();
   }
   std::map<std::string, json> expected;
   if (!jobs.empty()) {

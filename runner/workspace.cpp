@@ -2,6 +2,8 @@
 
 #include "runner/tensor_file.h"
 
+#include <sys/stat.h>
+
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -83,6 +85,28 @@ nlohmann::json compare_snapshots(const FileSnapshot& before, const FileSnapshot&
     }
     out.push_back(f);
   }
+  return out;
+}
+
+namespace {
+std::string stamp_of(const fs::path& p) {
+  struct stat st {};
+  if (::lstat(p.c_str(), &st) != 0) return "missing";
+  return std::to_string(st.st_ino) + " " + std::to_string(st.st_size) + " " + std::to_string(st.st_ctim.tv_sec) +
+         "." + std::to_string(st.st_ctim.tv_nsec);
+}
+}  // namespace
+
+FileSeal seal_files(const fs::path& dir, const std::vector<std::string>& names) {
+  FileSeal seal;
+  for (const auto& n : names) seal.stamps[n] = stamp_of(dir / n);
+  return seal;
+}
+
+std::vector<std::string> broken_seals(const fs::path& dir, const FileSeal& seal) {
+  std::vector<std::string> out;
+  for (const auto& [n, stamp] : seal.stamps)
+    if (stamp_of(dir / n) != stamp) out.push_back(n);
   return out;
 }
 

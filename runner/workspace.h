@@ -45,4 +45,16 @@ void copy_problem_files(const std::filesystem::path& from, const std::filesystem
 // Per file: {path, hash_before, hash_after, status: unchanged|changed|deleted}.
 nlohmann::json compare_snapshots(const FileSnapshot& before, const FileSnapshot& after);
 
+// The identity of files the submission must not touch (the reference's input
+// files in xfer/, which it can reach): inode, size and change time. The
+// change time moves on every write, chmod or utime and no unprivileged
+// process can set it back, so a stat per file tells, without reading
+// gigabytes again, whether anything was done to them.
+struct FileSeal {
+  std::map<std::string, std::string> stamps;  // name -> "inode size ctime"
+};
+FileSeal seal_files(const std::filesystem::path& dir, const std::vector<std::string>& names);
+// Names whose stamp differs now (changed, replaced or deleted).
+std::vector<std::string> broken_seals(const std::filesystem::path& dir, const FileSeal& seal);
+
 }  // namespace kaudit::runner

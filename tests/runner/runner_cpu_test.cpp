@@ -128,6 +128,15 @@ TEST(RunnerCpu, OneElementOffInAStressCaseIsTolerated) {
   EXPECT_EQ(tolerated, 2) << "one element in each shape's x100 case";
 }
 
+TEST(RunnerCpu, ReferenceInputsChangedUnderItAreAnError) {
+  SKIP_WITHOUT_TORCH();
+  const json r = kaudit::runner::run_submission(options("linear_relu", "tamper_reference_inputs.py"));
+  EXPECT_EQ(r["result"], "error") << describe(r);
+  EXPECT_NE(r["error"]["reason"].get<std::string>().find("input files were changed"), std::string::npos)
+      << describe(r);
+  EXPECT_TRUE(ids(r).count("problem-file-changed")) << describe(r);
+}
+
 TEST(RunnerCpu, KernelBenchFormatRunsUnchanged) {
   SKIP_WITHOUT_TORCH();
   auto o = options("kb_softplus", "kb_softplus_clean.py");
