@@ -14,6 +14,7 @@
 #include <fstream>
 #include <map>
 #include <regex>
+#include <set>
 
 namespace kaudit::runner {
 using json = nlohmann::json;
@@ -80,8 +81,37 @@ void library_findings(const tracer::Process& proc, const tracer::Families& famil
             " kernels of the timed calls was the submission's own; libraries launched all of them."));
 }
 
-void export_trace(const tracer::Trace& trace, const tracer::Families& families, const std::filesystem::path& dir) {
+// What the exported files keep: every call but the timed and warm-up calls
+// past the first kExportedPerGroup of each shape and mode. A submission that
+// launches thousands of kernels per call would otherwise make files of
+// gigabytes that take minutes to write and that Perfetto cannot open; the
+// findings and the run's summary come from the whole trace.
+constexpr int64_t kExportedPerGroup = 2;
+
+tracer::Trace trace_for_export(const tracer::Trace& trace) {
+  tracer::Trace out = trace;
+  for (auto& p : out.processes) {
+    std::set<uint32_t> dropped;
+    for (const auto& c : p.calls)
+      if ((c.phase == "timed" || c.phase == "warmup") && c.index >= kExportedPerGroup) dropped.insert(c.id);
+    if (dropped.empty()) continue;
+    const std::size_t kernels = p.kernels.size();
+    std::erase_if(p.kernels, [&](const tracer::Kernel& k) { return dropped.count(k.call) != 0; });
+    std::erase_if(p.launches, [&](const tracer::Launch& l) { return dropped.count(l.call) != 0; });
+    std::erase_if(p.transfers, [&](const tracer::Transfer& t) { return dropped.count(t.call) != 0; });
+    if (p.kernels.size() < kernels)
+      p.notes.push_back({"info", "exported " + std::to_string(p.kernels.size()) + " of " + std::to_string(kernels) +
+                                     " kernels: the timed and warm-up calls past the first " +
+                                     std::to_string(kExportedPerGroup) +
+                                     " of each shape and mode are left out of this file (kaudit's findings "
+                                     "used them all)"});
+  }
+  return out;
+}
+
+void export_trace(const tracer::Trace& whole, const tracer::Families& families, const std::filesystem::path& dir) {
   std::filesystem::create_directories(dir);
+  const tracer::Trace trace = trace_for_export(whole);
   std::ofstream(dir / "trace.json") << tracer::to_json(trace, &families).dump() << "\n";
   std::ofstream(dir / "trace.chrome.json") << tracer::chrome_trace(trace, families).dump() << "\n";
 }
