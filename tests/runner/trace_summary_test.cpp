@@ -93,4 +93,18 @@ TEST_F(TraceSummary, HonestTimingIsNoFinding) {
   EXPECT_EQ(ids(findings), (std::set<std::string>{"timer-read-in-call"}));
 }
 
+TEST_F(TraceSummary, ExportKeepsTheFirstTimedCallsOfEachShapeAndMode) {
+  std::vector<kaudit::rules::Finding> findings;
+  const auto doc = kaudit::runner::summarize_trace(dir, 77, "solution.py", findings, nullptr, dir / "export", {});
+  if (doc["status"] == "unavailable") GTEST_SKIP() << "kaudit built without the trace model";
+  std::ifstream in(dir / "export" / "trace.json");
+  const auto exported = nlohmann::json::parse(in);
+  const auto& p = exported["processes"][0];
+  EXPECT_EQ(p["kernels"].size(), 3u) << "the correctness call's and timed calls 0 and 1's";
+  bool noted = false;
+  for (const auto& n : p["notes"]) noted = noted || n["text"].get<std::string>().find("exported 3 of 5") != std::string::npos;
+  EXPECT_TRUE(noted) << p["notes"].dump();
+  EXPECT_TRUE(fs::exists(dir / "export" / "trace.chrome.json"));
+}
+
 }  // namespace
