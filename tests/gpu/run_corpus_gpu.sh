@@ -10,7 +10,8 @@
 #   kaudit audit --device none --manifest kernels/corpus/manifest.json -o gpu-batch
 #
 # The audit resumes, so a call that runs out of time is continued by the next
-# one. Copies the summary, the verdicts, the run documents and the reports to
+# one on the same (warm) machine: carry gpu-batch/ only in the first call, as
+# a carried folder replaces the one there, progress and all. Copies the summary, the verdicts, the run documents and the reports to
 # $OUT/corpus; exit status 0 when every verdict matches the manifest.
 #
 # KAUDIT_CORPUS_JOBS (default 4), KAUDIT_CORPUS_TRIALS (default 20),
