@@ -362,6 +362,66 @@ const Call* Process::call(uint32_t id) const {
   return nullptr;
 }
 
+// One journal line into the process. Throws json::exception on a field of
+// the wrong type (the caller counts the line as unreadable).
+void read_line(Process& p, const json& j, std::map<uint32_t, size_t>& call_index,
+               std::unordered_map<uint64_t, uint64_t>& clone_of, bool& saw_header) {
+  const std::string type = get<std::string>(j, "type");
+  if (type == "process") {
+    saw_header = true;
+    if (get<std::string>(j, "schema") != kJournalSchema)
+      p.notes.push_back({"warning", "unknown journal schema '" + get<std::string>(j, "schema") + "'"});
+    p.pid = get<long>(j, "pid");
+    p.ppid = get<long>(j, "ppid");
+    p.forked_from = get<long>(j, "forked_from");
+    p.exe = get<std::string>(j, "exe");
+    p.argv = get<std::vector<std::string>>(j, "argv");
+    p.unix_time_ns = get<int64_t>(j, "unix_time_ns");
+  } else if (type == "cupti") {
+    p.cupti_seen = true;
+    p.cupti_api_version = get<uint32_t>(j, "api_version");
+    p.cupti_compiled_version = get<uint32_t>(j, "compiled_api_version");
+    p.driver_version = get<int>(j, "driver_version");
+    p.subscribed = get<bool>(j, "subscribed");
+  } else if (type == "launcher") {
+    p.launchers.push_back(launcher_from(j));
+  } else if (type == "launch") {
+    p.launches.push_back(launch_from(j));
+  } else if (type == "kernel") {
+    p.kernels.push_back(kernel_from(j));
+  } else if (type == "memcpy" || type == "memset") {
+    p.transfers.push_back(transfer_from(j, type));
+  } else if (type == "call_begin") {
+    call_index[get<uint32_t>(j, "call")] = p.calls.size();
+    p.calls.push_back(call_from(j));
+  } else if (type == "call_end") {
+    if (auto it = call_index.find(get<uint32_t>(j, "call")); it != call_index.end()) {
+      p.calls[it->second].end = get<uint64_t>(j, "ts");
+      p.calls[it->second].implicit_end = get<bool>(j, "implicit");
+    }
+  } else if (type == "module") {
+    p.modules.push_back(module_from(j));
+  } else if (type == "stream") {
+    p.streams.push_back(stream_from(j));
+  } else if (type == "device") {
+    p.devices.push_back(device_from(j));
+  } else if (type == "marker") {
+    p.markers.push_back(marker_from(j));
+  } else if (type == "graph_node") {
+    p.graph_nodes.push_back(graph_node_from(j));
+  } else if (type == "graph_node_clone") {
+    clone_of[get<uint64_t>(j, "node")] = get<uint64_t>(j, "original");
+  } else if (type == "note") {
+    p.notes.push_back(note_from(j));
+  } else if (type == "end") {
+    p.end_reason = get<std::string>(j, "reason");
+    p.end_signal = get<int>(j, "signal");
+    p.dropped = get<uint64_t>(j, "dropped", p.dropped);
+    p.launches_counted = get<uint64_t>(j, "launches");
+  }
+  // thread, graph_exec and future line types are not part of the model yet
+}
+
 Process load_journal(std::istream& in, const std::string& source) {
   Process p;
   p.source = source;
@@ -372,71 +432,18 @@ Process load_journal(std::istream& in, const std::string& source) {
   std::string line;
   while (std::getline(in, line)) {
     if (line.empty()) continue;
-    json j;
+    // A line cut short by a crash, or one the traced process wrote itself
+    // with fields of the wrong type: skipped and counted, never the end of
+    // the whole trace (which would hide every finding it holds).
     try {
-      j = json::parse(line);
+      read_line(p, json::parse(line), call_index, clone_of, saw_header);
     } catch (const json::exception&) {
-      ++bad_lines;  // a line cut short by a crash
-      continue;
+      ++bad_lines;
     }
-    const std::string type = get<std::string>(j, "type");
-    if (type == "process") {
-      saw_header = true;
-      if (get<std::string>(j, "schema") != kJournalSchema)
-        p.notes.push_back({"warning", "unknown journal schema '" + get<std::string>(j, "schema") + "'"});
-      p.pid = get<long>(j, "pid");
-      p.ppid = get<long>(j, "ppid");
-      p.forked_from = get<long>(j, "forked_from");
-      p.exe = get<std::string>(j, "exe");
-      p.argv = get<std::vector<std::string>>(j, "argv");
-      p.unix_time_ns = get<int64_t>(j, "unix_time_ns");
-    } else if (type == "cupti") {
-      p.cupti_seen = true;
-      p.cupti_api_version = get<uint32_t>(j, "api_version");
-      p.cupti_compiled_version = get<uint32_t>(j, "compiled_api_version");
-      p.driver_version = get<int>(j, "driver_version");
-      p.subscribed = get<bool>(j, "subscribed");
-    } else if (type == "launcher") {
-      p.launchers.push_back(launcher_from(j));
-    } else if (type == "launch") {
-      p.launches.push_back(launch_from(j));
-    } else if (type == "kernel") {
-      p.kernels.push_back(kernel_from(j));
-    } else if (type == "memcpy" || type == "memset") {
-      p.transfers.push_back(transfer_from(j, type));
-    } else if (type == "call_begin") {
-      call_index[get<uint32_t>(j, "call")] = p.calls.size();
-      p.calls.push_back(call_from(j));
-    } else if (type == "call_end") {
-      if (auto it = call_index.find(get<uint32_t>(j, "call")); it != call_index.end()) {
-        p.calls[it->second].end = get<uint64_t>(j, "ts");
-        p.calls[it->second].implicit_end = get<bool>(j, "implicit");
-      }
-    } else if (type == "module") {
-      p.modules.push_back(module_from(j));
-    } else if (type == "stream") {
-      p.streams.push_back(stream_from(j));
-    } else if (type == "device") {
-      p.devices.push_back(device_from(j));
-    } else if (type == "marker") {
-      p.markers.push_back(marker_from(j));
-    } else if (type == "graph_node") {
-      p.graph_nodes.push_back(graph_node_from(j));
-    } else if (type == "graph_node_clone") {
-      clone_of[get<uint64_t>(j, "node")] = get<uint64_t>(j, "original");
-    } else if (type == "note") {
-      p.notes.push_back(note_from(j));
-    } else if (type == "end") {
-      p.end_reason = get<std::string>(j, "reason");
-      p.end_signal = get<int>(j, "signal");
-      p.dropped = get<uint64_t>(j, "dropped", p.dropped);
-      p.launches_counted = get<uint64_t>(j, "launches");
-    }
-    // thread, graph_exec and future line types are not part of the model yet
   }
   if (!saw_header) p.notes.push_back({"warning", "journal has no process line"});
   if (bad_lines > 0)
-    p.notes.push_back({"loss", std::to_string(bad_lines) + " journal lines were unreadable (cut short)"});
+    p.notes.push_back({"loss", std::to_string(bad_lines) + " journal lines were unreadable (cut short, or fields of the wrong type)"});
   join(p, clone_of);
   sort_by_time(p);
   return p;

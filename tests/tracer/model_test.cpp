@@ -94,6 +94,17 @@ TEST(TraceModel, NotesWhatWasLost) {
   EXPECT_TRUE(has_note(p, "1 journal lines were unreadable")) << notes(p);
 }
 
+// The traced process can write into its own journal: a line with fields of
+// the wrong type is skipped and counted, and the rest of the trace stands.
+TEST(TraceModel, LineWithFieldsOfTheWrongTypeIsSkippedNotFatal) {
+  std::istringstream in(std::string(kJournal) +
+                        R"({"type":"kernel","corr":99,"name":"x","grid":["a","b","c"],"start":1,"end":2})" "\n");
+  const Process p = load_journal(in, "hostile");
+  EXPECT_TRUE(has_note(p, "2 journal lines were unreadable")) << notes(p);  // it, and the one cut short
+  EXPECT_EQ(p.kernels.size(), synthetic().kernels.size());
+  EXPECT_EQ(p.calls.size(), synthetic().calls.size());
+}
+
 TEST(TraceModel, SummarizesEachCall) {
   const Process p = synthetic();
   const auto calls = summarize_calls(p, Families::builtin());
