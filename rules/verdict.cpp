@@ -64,6 +64,7 @@ json decide_verdict(const Evidence& evidence, const VerdictPolicy& policy) {
   std::string result = "not-run";
   json result_reason = nullptr;
   bool completed_run = false;
+  json evidence_gap = nullptr;  // a completed run whose trace lacks calls: integrity cannot be shown
   if (evidence.run) {
     const json& run = *evidence.run;
     if (run.value("schema", "") != "kaudit-run/1")
@@ -75,6 +76,7 @@ json decide_verdict(const Evidence& evidence, const VerdictPolicy& policy) {
     if (run.contains("error") && !run["error"].is_null()) result_reason = run["error"];
     for (const auto& f : run.value("findings", json::array())) runtime.push_back(finding_from_json(f));
     completed_run = result != "error";
+    if (run.contains("trace_incomplete") && run["trace_incomplete"].is_string()) evidence_gap = run["trace_incomplete"];
   }
 
   std::vector<Finding> deciding, beside;
@@ -117,7 +119,7 @@ json decide_verdict(const Evidence& evidence, const VerdictPolicy& policy) {
     integrity = "cheat";
   else if (any(Category::benchmark_aware))
     integrity = "benchmark-aware";
-  else if (completed_run)
+  else if (completed_run && evidence_gap.is_null())
     integrity = "clean";
   else
     integrity = evidence.run ? "unverified" : "not-run";
@@ -132,6 +134,7 @@ json decide_verdict(const Evidence& evidence, const VerdictPolicy& policy) {
           {"submission", evidence.submission},
           {"result", result},
           {"result_reason", result_reason},
+          {"integrity_reason", integrity == "unverified" && !evidence_gap.is_null() ? evidence_gap : json(nullptr)},
           {"integrity", integrity},
           {"reasons", reasons},
           {"deciding", deciding_json},

@@ -933,6 +933,19 @@ json run_submission(const RunOptions& o) {
         summarize_trace(trace_dir, sub_pid, o.solution.string(), findings, &pack, o.trace_output, timed_ms);
     result["trace"] = trace_doc;
     add_phase("runner", {{"phase", "trace"}}, since);
+    // Every call the harness made must be in the trace: a submission that
+    // deletes or cuts its own journal (the tracer writes it from inside its
+    // process) must not come out clean for want of trace evidence.
+    if (done && !sub_error.is_object()) {
+      std::size_t made = correctness_cfg.size(), traced = 0;
+      made += static_cast<std::size_t>(nshapes) * o.modes.size() * static_cast<std::size_t>(o.warmup + trials);
+      for (const auto& g : trace_doc.value("groups", json::array())) traced += g.value("calls", std::size_t{0});
+      if (trace_doc.value("status", std::string()) != "ok")
+        result["trace_incomplete"] = "the trace could not be read: " + trace_doc.value("reason", std::string("unknown"));
+      else if (traced < made)
+        result["trace_incomplete"] = "the trace holds " + std::to_string(traced) + " of the " + std::to_string(made) +
+                                     " calls the harness made";
+    }
   }
 
   if (result["error"].is_null()) {

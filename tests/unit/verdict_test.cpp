@@ -106,6 +106,19 @@ TEST(Verdict, SelfTimingDecidesOnlyWhenTheTraceSawATimerReadInACall) {
   EXPECT_EQ(w["deciding"].size(), 2u) << "the trace's reads, and the static lines they confirm";
 }
 
+TEST(Verdict, ACompletedRunWhoseTraceLacksCallsIsUnverifiedNotClean) {
+  json r = run("correct", {});
+  r["trace_incomplete"] = "the trace holds 3 of the 120 calls the harness made";
+  const json v = decide(nullptr, &r);
+  EXPECT_EQ(v["integrity"], "unverified");
+  EXPECT_EQ(v["integrity_reason"], r["trace_incomplete"]);
+  // Deciding evidence still decides.
+  json c = run("correct", {finding("output-cached-on-identity", "probe", "cheat")});
+  c["trace_incomplete"] = r["trace_incomplete"];
+  EXPECT_EQ(decide(nullptr, &c)["integrity"], "cheat");
+  EXPECT_TRUE(decide(nullptr, &c)["integrity_reason"].is_null());
+}
+
 TEST(Verdict, IncorrectAndCleanAreIndependent) {
   const json r = run("incorrect", {});
   const json v = decide(nullptr, &r);
