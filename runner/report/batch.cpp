@@ -328,6 +328,8 @@ void read_submission(Submission& s, const json& summary, const fs::path& out_dir
       if (const std::string why = str(reason, "reason"); !why.empty())
         s.result_reason += (s.result_reason.empty() ? "" : ": ") + why;
     }
+    if (const std::string why = str(*verdict, "integrity_reason"); !why.empty())
+      s.notes.push_back("integrity unverified: " + why);
     for (const auto& r2 : field(*verdict, "reasons"))
       if (r2.is_string()) s.reasons.push_back(r2.get<std::string>());
     for (const auto& f : field(*verdict, "deciding"))
