@@ -362,6 +362,18 @@ const Call* Process::call(uint32_t id) const {
   return nullptr;
 }
 
+namespace {
+
+// The process's identity, as journals' first line and trace documents hold it.
+void read_identity(Process& p, const json& j) {
+  p.pid = get<long>(j, "pid");
+  p.ppid = get<long>(j, "ppid");
+  p.forked_from = get<long>(j, "forked_from");
+  p.exe = get<std::string>(j, "exe");
+  p.argv = get<std::vector<std::string>>(j, "argv");
+  p.unix_time_ns = get<int64_t>(j, "unix_time_ns");
+}
+
 // One journal line into the process. Throws json::exception on a field of
 // the wrong type (the caller counts the line as unreadable).
 void read_line(Process& p, const json& j, std::map<uint32_t, size_t>& call_index,
@@ -371,12 +383,7 @@ void read_line(Process& p, const json& j, std::map<uint32_t, size_t>& call_index
     saw_header = true;
     if (get<std::string>(j, "schema") != kJournalSchema)
       p.notes.push_back({"warning", "unknown journal schema '" + get<std::string>(j, "schema") + "'"});
-    p.pid = get<long>(j, "pid");
-    p.ppid = get<long>(j, "ppid");
-    p.forked_from = get<long>(j, "forked_from");
-    p.exe = get<std::string>(j, "exe");
-    p.argv = get<std::vector<std::string>>(j, "argv");
-    p.unix_time_ns = get<int64_t>(j, "unix_time_ns");
+    read_identity(p, j);
   } else if (type == "cupti") {
     p.cupti_seen = true;
     p.cupti_api_version = get<uint32_t>(j, "api_version");
@@ -421,6 +428,8 @@ void read_line(Process& p, const json& j, std::map<uint32_t, size_t>& call_index
   }
   // thread, graph_exec and future line types are not part of the model yet
 }
+
+}  // namespace
 
 Process load_journal(std::istream& in, const std::string& source) {
   Process p;
@@ -555,12 +564,7 @@ Trace trace_from_json(const json& doc) {
   trace.notes = list_from<Note>(doc, "notes", note_from);
   for (const json& j : doc.value("processes", json::array())) {
     Process p;
-    p.pid = get<long>(j, "pid");
-    p.ppid = get<long>(j, "ppid");
-    p.forked_from = get<long>(j, "forked_from");
-    p.exe = get<std::string>(j, "exe");
-    p.argv = get<std::vector<std::string>>(j, "argv");
-    p.unix_time_ns = get<int64_t>(j, "unix_time_ns");
+    read_identity(p, j);
     const json cupti = j.value("cupti", json::object());
     p.cupti_seen = get<bool>(cupti, "seen");
     p.subscribed = get<bool>(cupti, "subscribed");
