@@ -77,7 +77,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--phase-timeout", *phase_timeout,
                   "Seconds for each shape's correctness and each timing mode (default 300, cpu 60)");
   cmd->add_option("--call-timeout", *call_timeout,
-                  "Seconds for each correctness call, at most the phase timeout (default 60, cpu 30)");
+                  "Seconds for each correctness call, at most the phase timeout (default 60)");
   cmd->add_option("--hardware", *hardware, "A kaudit-hardware/1 file (default: chosen by the GPU's name)");
   cmd->add_option("--peak", opts->peak_basis, "Peaks for % of peak: measured or datasheet")
       ->check(CLI::IsMember({"measured", "datasheet"}));

@@ -323,7 +323,7 @@ json run_submission(const RunOptions& o) {
   const bool cpu = o.device == "cpu";
   const double setup_s = o.setup_timeout_s.value_or(cpu ? 120 : 600);
   const double phase_s = o.phase_timeout_s.value_or(cpu ? 60 : 300);
-  const double call_s = std::min(phase_s, o.call_timeout_s.value_or(cpu ? 30 : 60));
+  const double call_s = std::min(phase_s, o.call_timeout_s.value_or(60));
   const Tolerance tol = tolerance_of(problem);
   int trials = o.trials.value_or(0);
   if (trials <= 0) {

@@ -40,7 +40,7 @@ struct RunOptions {
   std::optional<double> setup_timeout_s;  // import, build, model set-up; default 600 cuda, 120 cpu
   std::optional<double> phase_timeout_s;  // each shape's correctness and each mode; default 300 / 60
   // Each correctness call, from the previous one's result (the first: from
-  // the phase's start, model set-up included); default 60 / 30, at most the
+  // the phase's start, model set-up included); default 60 s, at most the
   // phase timeout. A kernel that never ends costs this, not a whole phase.
   std::optional<double> call_timeout_s;
   std::optional<std::filesystem::path> hardware;  // a kaudit-hardware/1 file; default: by device name
