@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# One call on the GPU machine, several checks, one file back: runs the steps
+# named in KAUDIT_GPU_STEPS (default "runner corpus"; also "tracer",
+# "tracer-quick") within KAUDIT_GPU_CALL_S seconds (default 570), then packs
+# everything under $OUT into $OUT/all.tgz, because a call brings back 8 files
+# at most. The summary lines go to stdout (the call's output tail).
+#
+#   KAUDIT_GPU_STEPS="tracer-quick runner corpus" bash tests/gpu/run_all_gpu.sh
+#
+# Carry .device-deps always, and gpu-batch (the static corpus batch) only in
+# a session's first call: a carried folder replaces the warm machine's, and
+# with it the corpus audit's progress (CONTRIBUTING.md).
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-$PWD/gpu-out}
+mkdir -p "$OUT"
+export OUT TMPDIR=${TMPDIR:-/dev/shm}
+start=$(date +%s)
+left() { echo $(( ${KAUDIT_GPU_CALL_S:-570} - ($(date +%s) - start) )); }
+for step in ${KAUDIT_GPU_STEPS:-runner corpus}; do
+  case $step in
+    tracer) timeout "$(left)" bash tests/gpu/run_tracer_gpu.sh >/dev/null 2>&1
+            echo "tracer: exit $? at $(( $(date +%s) - start )) s"
+            grep -E "^\[ +(OK|FAILED) +\]|all tracer|FAILED:" "$OUT/tracer_gpu.log" | tail -12 ;;
+    tracer-quick) KAUDIT_GPU_QUICK=1 timeout "$(left)" bash tests/gpu/run_tracer_gpu.sh >/dev/null 2>&1
+            echo "tracer (quick): exit $? at $(( $(date +%s) - start )) s"
+            grep -E "^\[ +(OK|FAILED) +\]|all tracer|FAILED:" "$OUT/tracer_gpu.log" | tail -12 ;;
+    runner) KAUDIT_RUNNER_PART=${KAUDIT_RUNNER_PART:-topk} timeout "$(left)" bash tests/gpu/run_runner_gpu.sh >/dev/null 2>&1
+            echo "runner: exit $? at $(( $(date +%s) - start )) s"
+            grep -E "PASS|FAIL|built" "$OUT/runner_gpu.log" ;;
+    corpus) KAUDIT_CORPUS_BUDGET_S=$(( $(left) - 20 )) bash tests/gpu/run_corpus_gpu.sh >/dev/null 2>&1
+            echo "corpus: exit $? at $(( $(date +%s) - start )) s"
+            grep "^\[" "$OUT/corpus/audit.log" ;;
+    *) echo "unknown step $step (tracer, tracer-quick, runner, corpus)" ;;
+  esac
+done
+# Everything back as one file.
+(cd "$OUT" && tar czf /tmp/kaudit-gpu-all.tgz . && rm -rf "${OUT:?}"/* && mv /tmp/kaudit-gpu-all.tgz "$OUT/all.tgz")
+echo "packed into \$OUT/all.tgz at $(( $(date +%s) - start )) s"
