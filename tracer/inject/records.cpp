@@ -36,6 +36,18 @@ const Name& name_of(const char* raw) {
   return it->second;
 }
 
+// The fields kernels, copies and fills share: where they ran and when.
+template <typename Record>
+void where_and_when(JsonLine& line, const Record& r) {
+  line.num("device", r.deviceId)
+      .num("context", r.contextId)
+      .num("stream", r.streamId)
+      .num("graph", r.graphId)
+      .num("graph_node", r.graphNodeId)
+      .num("start", r.start)
+      .num("end", r.end);
+}
+
 void kernel_line(const CUpti_ActivityKernel10& k, std::string& out) {
   const Name& name = name_of(k.name);
   JsonLine line(out, "kernel");
@@ -47,14 +59,8 @@ void kernel_line(const CUpti_ActivityKernel10& k, std::string& out) {
       .num("regs", k.registersPerThread)
       .num("smem_static", k.staticSharedMemory)
       .num("smem_dynamic", k.dynamicSharedMemory)
-      .num("local_per_thread", k.localMemoryPerThread)
-      .num("device", k.deviceId)
-      .num("context", k.contextId)
-      .num("stream", k.streamId)
-      .num("graph", k.graphId)
-      .num("graph_node", k.graphNodeId)
-      .num("start", k.start)
-      .num("end", k.end);
+      .num("local_per_thread", k.localMemoryPerThread);
+  where_and_when(line, k);
   if (!name.demangled_json.empty()) line.raw("demangled", name.demangled_json);
   if (k.isDeviceLaunched != 0) line.boolean("device_launched", true);
 }
@@ -132,33 +138,19 @@ bool append_record_line(const CUpti_Activity* record, std::string& out) {
       return true;
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
       const auto& m = *reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
-      JsonLine(out, "memcpy")
-          .num("corr", m.correlationId)
+      JsonLine line(out, "memcpy");
+      line.num("corr", m.correlationId)
           .num("runtime_corr", m.runtimeCorrelationId)
           .str("copy_kind", memcpy_kind_name(m.copyKind))
-          .num("bytes", m.bytes)
-          .num("device", m.deviceId)
-          .num("context", m.contextId)
-          .num("stream", m.streamId)
-          .num("graph", m.graphId)
-          .num("graph_node", m.graphNodeId)
-          .num("start", m.start)
-          .num("end", m.end);
+          .num("bytes", m.bytes);
+      where_and_when(line, m);
       return true;
     }
     case CUPTI_ACTIVITY_KIND_MEMSET: {
       const auto& m = *reinterpret_cast<const CUpti_ActivityMemset4*>(record);
-      JsonLine(out, "memset")
-          .num("corr", m.correlationId)
-          .num("value", m.value)
-          .num("bytes", m.bytes)
-          .num("device", m.deviceId)
-          .num("context", m.contextId)
-          .num("stream", m.streamId)
-          .num("graph", m.graphId)
-          .num("graph_node", m.graphNodeId)
-          .num("start", m.start)
-          .num("end", m.end);
+      JsonLine line(out, "memset");
+      line.num("corr", m.correlationId).num("value", m.value).num("bytes", m.bytes);
+      where_and_when(line, m);
       return true;
     }
     case CUPTI_ACTIVITY_KIND_MARKER: {
