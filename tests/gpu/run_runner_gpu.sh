@@ -10,7 +10,8 @@
 #   tests/gpu/run_runner_gpu.sh            (CLI11 headers in .device-deps/include when not installed)
 #
 # KAUDIT_RUNNER_PART=silu or topk runs only that half (after the build and
-# the unit tests), so that the checks fit in two calls of the GPU machine.
+# the unit tests), so that the checks fit in two calls of the GPU machine;
+# none runs nothing after them.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-$PWD/runner-gpu-out}
@@ -51,6 +52,8 @@ say "built in $(( $(date +%s) - t0 )) s (tracer=$tracer)"
 ./build-gpu/tests/runner/runner_unit_test --gtest_brief=1 2>&1 | tail -3; check "runner unit tests" ${PIPESTATUS[0]}
 
 PART=${KAUDIT_RUNNER_PART:-all}
+# none: the build and the unit tests only (the corpus step needs the build).
+[[ $PART == none ]] && { say "done: $fails failing check(s), no runs (KAUDIT_RUNNER_PART=none)"; exit $((fails > 0)); }
 # Peaks for rules/hardware/h200.json ("measured").
 [[ $PART == topk ]] || timeout 120 "$PY" - >"$OUT/peaks.json" <<'PYEOF' || say "peak measurement failed"
 import json, torch
