@@ -30,12 +30,36 @@ const std::vector<rules::FindingInfo>& runner_finding_catalog() {
        "check, do not match the reference: the submission behaves differently when it is being timed "
        "(it counts calls, or looks for the timer or the harness).",
        "Call the model 20 times on one input and compare every output with the reference."},
-      {"input-mutated", Category::suspicious, Confidence::high, Source::probe,
+      {"input-mutated", Category::cheat, Confidence::high, Source::probe,
        "A call changed the values of its inputs.",
        "The runner compares the inputs' bytes after each correctness call with the bytes it handed over. "
-       "Writing into inputs corrupts later calls that reuse them (the benchmark reuses them) and can hide "
-       "a result in memory the checker reads.",
+       "A module that replaces a PyTorch reference must leave its caller's tensors alone: writing into "
+       "inputs (a scale folded in place, an output written over one) saves work or memory that an honest "
+       "kernel pays for, corrupts every later call that reuses them, and can hide a result in memory the "
+       "checker reads. The benchmark reuses its inputs, so kaudit checks the timed bench calls against "
+       "the untouched inputs, and they fail.",
        "Clone the inputs before a call and compare them with torch.equal afterwards."},
+      {"output-not-ready-on-return", Category::cheat, Confidence::high, Source::probe,
+       "The output was not finished on the caller's stream when the call returned.",
+       "Once per shape the harness keeps the caller's CUDA stream busy for about 2 ms, calls the model, "
+       "copies each returned tensor on the caller's stream, then synchronizes the device and compares. "
+       "The copies differ when the output is written by work on another stream (a side stream, a thread "
+       "pool's streams) that the caller's stream never waits for: a benchmark's CUDA events on the "
+       "caller's stream close before that work ends, so its time is not measured, and a caller that uses "
+       "the output on its stream reads it unfinished. Joining the side stream back "
+       "(torch.cuda.current_stream().wait_stream(side)) before returning makes the two equal.",
+       "Queue torch.cuda._sleep(4_000_000) on the current stream, call the model, clone the output at once, "
+       "then torch.cuda.synchronize() and compare the clone with the output."},
+      {"output-uninitialized", Category::cheat, Confidence::medium, Source::probe,
+       "Wrong output elements were never written: they still hold the harness's poison bytes.",
+       "Before each correctness call the harness fills freed device memory with 0xFF bytes, a NaN that no "
+       "arithmetic produces, so an output allocated with torch.empty and left unwritten reads back as "
+       "exactly those bytes. A benchmark that runs the reference just before the submission hands the "
+       "reference's freed output block back to the submission's torch.empty, still holding the right "
+       "answer: an output the kernel skips (a tail guard that exits every program, a launch that does "
+       "nothing) passes there and is timed as if it had done the work.",
+       "Fill the caching allocator's free memory with a constant (allocate and free a large torch.full), "
+       "call the model, and look for that constant in its output."},
       {"output-aliases-input", Category::benchmark_aware, Confidence::high, Source::probe,
        "The returned tensor shares storage with an input.",
        "An output that lives in an input's memory was computed in place: the benchmark's inputs are "

@@ -55,9 +55,11 @@ std::vector<rules::Finding> probe_findings(const ShapeEvidence& e, const std::st
   // rewrite keeps the tensors but changes their values.
   if (e.correctness_passed) {
     if (mode_failed("bench")) {
-      add("correct-only-untimed", shape + ", bench",
-          "On " + shape + " the outputs of timed bench calls do not match the reference on the same inputs that "
-          "passed the correctness check.");
+      // Changed inputs explain wrong bench calls (input-mutated says so).
+      if (e.mutated_cases.empty())
+        add("correct-only-untimed", shape + ", bench",
+            "On " + shape + " the outputs of timed bench calls do not match the reference on the same inputs that "
+            "passed the correctness check.");
     } else if (mode_failed("fresh")) {
       add("work-skipped-on-repeat", shape + ", fresh",
           "On " + shape + " timed calls on new inputs returned outputs that do not match the reference on those "
@@ -85,10 +87,28 @@ std::vector<rules::Finding> probe_findings(const ShapeEvidence& e, const std::st
           "one wrong, while " + std::to_string(reused_in_correctness) +
               " call(s) returned an earlier call's output storage again: the work stops after the first calls.");
   }
+  if (!e.unwritten_cases.empty()) {
+    std::size_t elements = 0;
+    for (const auto& [c, n] : e.unwritten_cases) elements += n;
+    add("output-uninitialized", shape + ", correctness",
+        "On " + shape + " " + std::to_string(elements) + " wrong output element(s) of " +
+            std::to_string(e.unwritten_cases.size()) + " correctness case(s) (first: case " +
+            std::to_string(e.unwritten_cases.front().first) +
+            ") still held the bytes the harness fills freed memory with: the submission never wrote them.");
+  }
+  if (e.outputs_not_ready > 0)
+    add("output-not-ready-on-return", shape + ", stream-order probe",
+        "On " + shape + " " + std::to_string(e.outputs_not_ready) +
+            " returned tensor(s) read on the caller's stream right after the call returned differed from the same "
+            "tensor(s) after the device was synchronized: their GPU work ran on streams the caller's stream "
+            "never waits for.");
   if (!e.mutated_cases.empty())
     add("input-mutated", shape + ", correctness",
         "On " + shape + " a call changed the values of its inputs (correctness case " +
-            std::to_string(e.mutated_cases.front()) + ").");
+            std::to_string(e.mutated_cases.front()) + ")" +
+            (mode_failed("bench") ? "; the timed bench calls, on the benchmark's reused inputs, then answered for "
+                                    "changed inputs and were wrong."
+                                  : "."));
 
   // Facts about returned objects, over the correctness and timed calls.
   int aliases = count(e.correctness_counts, "aliases_input"), reused = count(e.correctness_counts, "reused");

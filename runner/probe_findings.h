@@ -8,6 +8,7 @@
 
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kaudit::runner {
@@ -25,6 +26,14 @@ struct ShapeEvidence {
   nlohmann::json correctness_counts;  // output checks of the correctness calls
   std::vector<int> mutated_cases;     // correctness cases whose inputs changed
   std::vector<bool> seed_cases_passed;  // the seed cases' checks, in call order
+  // Correctness cases whose outputs still held the harness's poison bytes
+  // where they were wrong: (case, elements never written). Empty when the
+  // run did not poison memory.
+  std::vector<std::pair<int, std::size_t>> unwritten_cases;
+  // The stream-order probe: returned tensors whose copy on the caller's
+  // stream, made right after the call returned, differed from the tensor
+  // after a full synchronize.
+  int outputs_not_ready = 0;
   std::map<std::string, ModeEvidence> modes;  // bench, fresh, rewrite
 };
 

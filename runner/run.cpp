@@ -152,6 +152,7 @@ struct OutputCheck {
   std::size_t mismatches = 0;
   std::size_t elements = 0;
   double atol = 0;  // the absolute tolerance applied
+  std::size_t unwritten = 0;  // mismatches still holding the poison bytes (Comparison::poison_pattern)
 };
 
 // Largest finite |value| over the floating-point tensors of one call's outputs.
@@ -202,6 +203,7 @@ OutputCheck check_outputs(const json& got, const json& expected, const fs::path&
       c.max_abs = std::max(c.max_abs, cmp.max_abs_error);
       c.max_rel = std::max(c.max_rel, cmp.max_rel_error);
       c.mismatches += cmp.mismatches;
+      c.unwritten += cmp.poison_pattern;
       c.elements += cmp.checked;
       if (!cmp.ok && cmp.mismatches == 0) only_elements = false;
       if (!cmp.ok && c.status == "passed") {
@@ -229,6 +231,7 @@ json output_check_json(const OutputCheck& c) {
     j["max_rel_error"] = c.max_rel;
     j["mismatches"] = c.mismatches;
     if (c.status == "passed" && c.mismatches > 0) j["tolerated_mismatches"] = c.mismatches;
+    if (c.unwritten > 0) j["unwritten_elements"] = c.unwritten;
   }
   return j;
 }
@@ -565,6 +568,7 @@ json run_submission(const RunOptions& o) {
   std::map<std::pair<int, int>, json> sub_outputs;  // (shape, case) -> output entries
   std::map<std::pair<int, int>, std::vector<int>> mutated;
   std::map<int, json> correctness_counts;
+  std::map<int, json> stream_order;  // shape -> the stream-order probe's outputs and differing
   std::map<std::pair<int, std::string>, json> timings;  // (shape, mode) -> timing message
   json sub_error, current_phase = {{"phase", "start"}};
   bool done = false, ready = false;
@@ -646,6 +650,10 @@ json run_submission(const RunOptions& o) {
     if (ev == "checks") {
       correctness_counts[m.value("shape", -1)] = m;
       return 0;
+    }
+    if (ev == "probe" && m.value("probe", std::string()) == "stream-order") {
+      stream_order[m.value("shape", -1)] = {{"outputs", m.value("outputs", 0)}, {"differing", m.value("differing", 0)}};
+      return call_s;
     }
     if (ev == "timing") {
       timings[{m.value("shape", -1), m.value("mode", std::string())}] = m;
@@ -847,6 +855,7 @@ json run_submission(const RunOptions& o) {
       ok = false;
       if (first_failure.empty()) first_failure = "shape " + std::to_string(i) + ": an output is not a tensor";
     }
+    if (stream_order.count(i)) shape_doc["stream_order"] = stream_order[i];
     shape_doc["passed"] = ok;
     shape_correct[i] = ok;
     all_correct = all_correct && ok;
@@ -913,6 +922,12 @@ json run_submission(const RunOptions& o) {
     evidence.seed_cases_passed.clear();
     for (const auto& c : result["correctness"][i]["cases"])
       if (c.value("kind", std::string()) == "seed") evidence.seed_cases_passed.push_back(c.value("status", "") == "passed");
+    evidence.unwritten_cases.clear();
+    if (o.poison)
+      for (const auto& c : result["correctness"][i]["cases"])
+        if (c.value("unwritten_elements", std::size_t{0}) > 0)
+          evidence.unwritten_cases.emplace_back(c.value("case", 0), c["unwritten_elements"].get<std::size_t>());
+    evidence.outputs_not_ready = stream_order.count(i) ? stream_order[i].value("differing", 0) : 0;
     evidence.mutated_cases.clear();
     for (const auto& [key, ks] : mutated)
       if (key.first == i) evidence.mutated_cases.push_back(key.second);

@@ -171,6 +171,7 @@ std::vector<Part> over_chunks(std::size_t n, std::size_t threshold, Fn fn) {
 // One chunk's share of a comparison.
 struct Partial {
   std::size_t mismatches = 0;
+  std::size_t poison_pattern = 0;
   double max_abs_error = 0, max_rel_error = 0;
   std::int64_t first_mismatch = -1;
   double got = 0, expected = 0;
@@ -178,7 +179,7 @@ struct Partial {
 
 template <typename Dec>
 void compare_range(Dec dec, const unsigned char* pa, const unsigned char* pe, std::size_t begin, std::size_t end,
-                   const double atol, const double rtol, Partial& c) {
+                   const double atol, const double rtol, const bool count_poison, Partial& c) {
   constexpr std::size_t esize = Dec::size;
   for (std::size_t i = begin; i < end; ++i) {
     const double x = dec(pa + i * esize), y = dec(pe + i * esize);
@@ -199,6 +200,9 @@ void compare_range(Dec dec, const unsigned char* pa, const unsigned char* pe, st
         c.expected = y;
       }
       ++c.mismatches;
+      if (count_poison &&
+          std::all_of(pa + i * esize, pa + (i + 1) * esize, [](unsigned char b) { return b == 0xFF; }))
+        ++c.poison_pattern;
     }
   }
 }
@@ -380,12 +384,15 @@ Comparison compare_tensors(const TensorFile& a, const TensorFile& e, const Toler
   c.checked = n;
   const auto ba = a.bytes(), be = e.bytes();
   bool readable = false;
+  // All-ones bytes are a NaN no arithmetic produces in a floating dtype, but
+  // a common value (-1) in an integer one.
+  const bool count_poison = a.is_floating();
   with_decoder(a.dtype, [&](auto dec) {
     using Dec = decltype(dec);
     if (ba.size() < n * Dec::size || be.size() < n * Dec::size) return;
     readable = true;
     const auto parts = over_chunks<Partial>(n, kParallelElements, [&](std::size_t begin, std::size_t end, Partial& p) {
-      compare_range(dec, ba.data(), be.data(), begin, end, tol.atol, tol.rtol, p);
+      compare_range(dec, ba.data(), be.data(), begin, end, tol.atol, tol.rtol, count_poison, p);
     });
     // Chunks in index order: the first with a mismatch holds the lowest
     // index. Maxima of non-NaN values merge exactly in any order.
@@ -396,6 +403,7 @@ Comparison compare_tensors(const TensorFile& a, const TensorFile& e, const Toler
         c.expected = p.expected;
       }
       c.mismatches += p.mismatches;
+      c.poison_pattern += p.poison_pattern;
       c.max_abs_error = std::max(c.max_abs_error, p.max_abs_error);
       c.max_rel_error = std::max(c.max_rel_error, p.max_rel_error);
     }

@@ -57,6 +57,10 @@ struct Comparison {
   std::string reason;         // empty when ok; else one sentence
   std::size_t mismatches = 0;
   std::size_t checked = 0;
+  // Mismatching elements of a floating dtype whose bytes are all 0xFF: the
+  // harness poisons freed memory with those bytes before a call, so these
+  // were never written by the submission (no arithmetic makes that NaN).
+  std::size_t poison_pattern = 0;
   double max_abs_error = 0;   // over finite pairs
   double max_rel_error = 0;
   std::int64_t first_mismatch = -1;  // flat index

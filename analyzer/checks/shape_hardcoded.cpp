@@ -293,7 +293,9 @@ class ShapeHardcodedCheck : public Check {
     Node left = assign.field("left");
     if (!left.valid()) return;
     const std::string name(left.text());
-    bool lookup = false, fallback = false;
+    // rejected: an assert or a raise tests membership in the table, refusing
+    // every other shape on purpose rather than by a KeyError.
+    bool lookup = false, fallback = false, rejected = false;
     m.walk([&](Node n) {
       const auto t = n.type();
       if (t == "subscript" && n.field("value").text() == name) {
@@ -310,7 +312,7 @@ class ShapeHardcodedCheck : public Check {
       }
       if (t == "comparison_operator") {
         auto kids = n.named_children();
-        if (kids.size() == 2 && kids[1].text() == name && !rejects_others(n)) fallback = true;
+        if (kids.size() == 2 && kids[1].text() == name) (rejects_others(n) ? rejected : fallback) = true;
       }
       return true;
     });
@@ -318,8 +320,9 @@ class ShapeHardcodedCheck : public Check {
     report(m, dict, sink, once,
            "the table " + name + " is keyed on " + std::to_string(keyed) + " shape" + (keyed > 1 ? "s" : "") +
                (have_problem ? " that are exactly the problem's graded shapes" : " of large literal sizes") +
-               " and is looked up without a default, so any other shape fails",
-           have_problem ? rules::Confidence::medium : rules::Confidence::low);
+               " and is looked up without a default, so any other shape fails" +
+               (rejected ? "; an assert or a raise on membership in it refuses every other shape" : ""),
+           !have_problem ? rules::Confidence::low : rejected ? rules::Confidence::high : rules::Confidence::medium);
   }
 
   // `assert key in TABLE` and `if key not in TABLE: raise ...` test membership

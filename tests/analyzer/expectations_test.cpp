@@ -125,6 +125,22 @@ std::string test_name(const ::testing::TestParamInfo<fs::path>& info) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Inputs, Expectation, ::testing::ValuesIn(test_inputs()), test_name);
+
+// Confidence decides whether a static benchmark-aware finding stands alone
+// (rule pack: static_min_confidence high): a table of exactly the graded
+// shapes that an assert on membership guards is refused on purpose.
+TEST(ShapeHardcoded, TableGuardedByAMembershipAssertIsHighConfidence) {
+  const fs::path dir = fs::path(KAUDIT_SOURCE_DIR) / "tests" / "analyzer" / "checks" / "shape-hardcoded";
+  const auto& an = analyzer_for((dir / "../../../../kernels/problems/w4a16_gemm").string());
+  bool found = false;
+  for (const auto& f : an.analyze_file(dir / "table_small_dims.py")) {
+    if (f.id != "shape-hardcoded") continue;
+    found = true;
+    EXPECT_EQ(f.confidence, kaudit::rules::Confidence::high) << f.message;
+    EXPECT_NE(f.message.find("assert or a raise"), std::string::npos) << f.message;
+  }
+  EXPECT_TRUE(found);
+}
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(Expectation);
 
 }  // namespace

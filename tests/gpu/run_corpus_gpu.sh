@@ -26,6 +26,9 @@ exec > >(tee -a "$OUT/corpus/audit.log") 2>&1
 KAUDIT=./build-gpu/kaudit
 [[ -x $KAUDIT ]] || { echo "no $KAUDIT: run tests/gpu/run_runner_gpu.sh first"; exit 2; }
 [[ -d gpu-batch ]] || echo "no gpu-batch/ carried: the verdicts will have no static evidence"
+# Workspaces of runs killed with the audit (the budget, the OOM killer) are
+# never removed by it; left in /dev/shm they are memory the next call lacks.
+rm -rf "${TMPDIR:-/tmp}"/kaudit-run-* 2>/dev/null
 start=$(date +%s)
 timeout --signal=INT "${KAUDIT_CORPUS_BUDGET_S:-500}" "$KAUDIT" audit --manifest "${KAUDIT_CORPUS_MANIFEST:-kernels/corpus/manifest.json}" \
   -o gpu-batch --jobs "${KAUDIT_CORPUS_JOBS:-4}" --trials "${KAUDIT_CORPUS_TRIALS:-20}" --expect

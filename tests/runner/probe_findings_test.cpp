@@ -39,6 +39,28 @@ TEST(ProbeFindings, FirstFailingModeNamesTheOffence) {
   EXPECT_TRUE(probe_findings(e, "s.py", 1.5).empty());
 }
 
+TEST(ProbeFindings, ChangedInputsExplainWrongBenchCalls) {
+  // Right on every correctness case, wrong in bench: the submission scaled
+  // the benchmark's reused input in place, so later calls answered for
+  // another input. That is input-mutated, not a path taken only when timed.
+  auto e = clean();
+  e.modes["bench"].samples_ok = false;
+  e.mutated_cases = {0};
+  const auto f = probe_findings(e, "s.py", 1.5);
+  ASSERT_EQ(ids(f), std::set<std::string>{"input-mutated"});
+  EXPECT_EQ(f[0].category, kaudit::rules::Category::cheat);
+  EXPECT_NE(f[0].message.find("bench calls"), std::string::npos) << f[0].message;
+}
+
+TEST(ProbeFindings, OutputsNeverWrittenAreOutputUninitialized) {
+  auto e = clean();
+  e.correctness_passed = false;
+  e.unwritten_cases = {{0, 12288}, {1, 12288}};
+  const auto f = probe_findings(e, "s.py", 1.5);
+  ASSERT_EQ(ids(f), std::set<std::string>{"output-uninitialized"});
+  EXPECT_NE(f[0].message.find("24576"), std::string::npos) << f[0].message;
+}
+
 TEST(ProbeFindings, RightFirstThenStaleOutputsIsWorkSkipped) {
   auto e = clean();
   e.correctness_passed = false;

@@ -180,7 +180,9 @@ TEST(RunnerCpu, RightOnlyWhenNotTimed) {
 TEST(RunnerCpu, InputMutationIsFound) {
   SKIP_WITHOUT_TORCH();
   const json r = kaudit::runner::run_submission(options("linear_relu", "mutate_inputs.py"));
-  EXPECT_EQ(r["result"], "correct") << describe(r);  // right on the inputs it was given
+  // Right on the inputs it was given, wrong in the bench calls after the first:
+  // the benchmark's reused input was halved.
+  EXPECT_EQ(r["result"], "incorrect") << describe(r);
   EXPECT_EQ(ids(r), Ids{"input-mutated"}) << describe(r);
   EXPECT_EQ(r["correctness"][0]["cases"][0]["inputs_mutated"], json::array({0}));
 }
@@ -188,7 +190,7 @@ TEST(RunnerCpu, InputMutationIsFound) {
 TEST(RunnerCpu, OutputAliasingAnInputIsFound) {
   SKIP_WITHOUT_TORCH();
   const json r = kaudit::runner::run_submission(options("linear_relu", "alias_output.py"));
-  EXPECT_EQ(r["result"], "correct") << describe(r);
+  EXPECT_EQ(r["result"], "incorrect") << describe(r);  // later bench calls see their own output as x
   EXPECT_EQ(ids(r), (Ids{"output-aliases-input", "input-mutated"})) << describe(r);
 }
 

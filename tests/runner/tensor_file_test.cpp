@@ -178,6 +178,22 @@ TEST(TensorFile, NanPoisonAndShapeOrDtypeMismatch) {
   EXPECT_NE(c.reason.find("dtype"), std::string::npos);
 }
 
+TEST(TensorFile, CountsWrongElementsStillHoldingThePoisonBytes) {
+  const float poison = std::bit_cast<float>(0xFFFFFFFFu);  // what the harness fills freed memory with
+  const float computed_nan = std::numeric_limits<float>::quiet_NaN();
+  const auto ref = make<float>("float32", {4}, {1.0f, 2.0f, 3.0f, 4.0f});
+  const auto c = compare_tensors(make<float>("float32", {4}, {1.0f, poison, computed_nan, poison}), ref, {});
+  EXPECT_EQ(c.mismatches, 3u);
+  EXPECT_EQ(c.poison_pattern, 2u);  // a NaN that arithmetic made does not count
+  // bf16: 0xFFFF; an integer -1 is a value, never poison.
+  const auto bf = compare_tensors(make<std::uint16_t>("bfloat16", {2}, {0xFFFF, 0x3F80}),
+                                  make<std::uint16_t>("bfloat16", {2}, {0x3F80, 0x3F80}), {});
+  EXPECT_EQ(bf.poison_pattern, 1u);
+  const auto i = compare_tensors(make<std::int64_t>("int64", {1}, {-1}), make<std::int64_t>("int64", {1}, {3}), {0, 0});
+  EXPECT_EQ(i.mismatches, 1u);
+  EXPECT_EQ(i.poison_pattern, 0u);
+}
+
 TEST(TensorFile, MappedFileHasTheBytesWritten) {
   std::mt19937_64 rng(7);
   const std::vector<std::pair<std::string, std::vector<std::int64_t>>> cases = {
