@@ -2,8 +2,9 @@
 
     python3 tracer_overhead.py measure MODE RESULTS.jsonl
         MODE: none (no tracer), kaudit (run under `kaudit trace`),
-        kaudit-api and kaudit-activity (the same with KAUDIT_TRACE_PARTS=api
-        or activity: one part of the tracer each, to see where its cost is),
+        kaudit-api, kaudit-activity, kaudit-kernels and kaudit-none (the same
+        with KAUDIT_TRACE_PARTS=api, activity, kernels or none: one part of
+        the tracer each, or a bare subscriber, to see where its cost is),
         profiler (torch.profiler with CUDA activities around the loops).
         Appends one JSON line to RESULTS.jsonl.
     python3 tracer_overhead.py summarize RESULTS.jsonl [TRACE.json]

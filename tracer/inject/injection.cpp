@@ -180,6 +180,7 @@ void encode_delivered();
 // tracer's own overhead; docs/tracer.md): both by default.
 bool g_want_api = true;
 bool g_want_activity = true;
+bool g_kernel_activity_only = false;  // "kernels": CUPTI's cost of kernel records alone
 
 struct Pending {
   bool captured = false;
@@ -738,6 +739,7 @@ void enable_activity_kinds() {
     g_status.store(-1);
     note("loss", "CUPTI refused kernel activity (" + cupti_error(r) + ")");
   }
+  if (g_kernel_activity_only) return;
   for (CUpti_ActivityKind kind : {CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_DEVICE,
                                   CUPTI_ACTIVITY_KIND_MARKER})
     if (const CUptiResult r = cuptiActivityEnable(kind); r != CUPTI_SUCCESS)
@@ -754,19 +756,24 @@ int driver_version() {
   return version;
 }
 
-// KAUDIT_TRACE_PARTS: "api" (launch callbacks only) or "activity" (GPU
-// records only) leaves the other part out, to measure what each costs; the
-// journal says so with a loss note, so such a trace never passes for whole.
+// KAUDIT_TRACE_PARTS: "api" (launch callbacks only), "activity" (GPU
+// records only), "kernels" (kernel records only) or "none" (a subscriber
+// that enables nothing) leaves the rest out, to measure what each part and
+// CUPTI itself cost; the journal says so with a loss note, so such a trace
+// never passes for whole.
 void read_trace_parts() {
   const char* parts = std::getenv(kEnvTraceParts);
   if (parts == nullptr || *parts == '\0' || std::string_view(parts) == "all") return;
   const std::string_view p = parts;
   g_want_api = p == "api";
-  g_want_activity = p == "activity";
+  g_want_activity = p == "activity" || p == "kernels";
+  g_kernel_activity_only = p == "kernels";
   note("loss", std::string(kEnvTraceParts) + "=" + parts + ": " +
-                   (g_want_api ? "no GPU activity (kernels, copies) recorded"
-                    : g_want_activity ? "no launch callbacks: no launchers, calls or capture marks recorded"
-                                      : "unknown value: nothing recorded") +
+                   (g_want_api               ? "no GPU activity (kernels, copies) recorded"
+                    : g_kernel_activity_only ? "kernel records only: no launch callbacks, copies, fills or markers"
+                    : g_want_activity        ? "no launch callbacks: no launchers, calls or capture marks recorded"
+                    : p == "none"            ? "subscribed only: nothing recorded"
+                                             : "unknown value: nothing recorded") +
                    " (a setting for measuring the tracer's overhead)");
 }
 
