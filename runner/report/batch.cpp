@@ -156,6 +156,36 @@ std::string shape_label(const json& shape, int index) {
   return "shape " + std::to_string(index);
 }
 
+void read_correctness(Submission& s, const json* run) {
+  if (!run) return;
+  int i = 0;
+  for (const auto& c : field(*run, "correctness")) {
+    if (!c.is_object()) continue;
+    CorrectnessRow r;
+    r.index = c.contains("shape_index") ? integer(c, "shape_index") : i;
+    r.shape = shape_label(field(c, "shape"), r.index);
+    r.passed = field(c, "passed").is_boolean() ? c["passed"].get<bool>() : false;
+    for (const auto& k : field(c, "cases")) {
+      if (!k.is_object()) continue;
+      const std::string status = str(k, "status"), kind = str(k, "kind", "seed");
+      if (status == "skipped") continue;
+      const bool ok = status == "passed";
+      (kind == "stress" ? r.stress : r.seeds) += 1;
+      (kind == "stress" ? r.stress_passed : r.seeds_passed) += ok ? 1 : 0;
+      if (!ok && r.first_failure.empty())
+        r.first_failure = kind + " case " + std::to_string(integer(k, "case")) + ": " + str(k, "reason", status);
+      if (auto n = num(k, "unwritten_elements"); n && *n > 0) r.unwritten += static_cast<std::size_t>(*n);
+      if (!field(k, "inputs_mutated").empty()) r.mutated_cases.push_back(integer(k, "case"));
+    }
+    if (const json& so = field(c, "stream_order"); so.is_object()) {
+      r.stream_outputs = integer(so, "outputs");
+      r.stream_differing = integer(so, "differing");
+    }
+    s.correctness.push_back(r);
+    ++i;
+  }
+}
+
 void read_timing(Submission& s, const json* verdict, const json* run) {
   const json* rows = nullptr;
   if (verdict && field(*verdict, "timing").is_array() && !field(*verdict, "timing").empty())
@@ -355,6 +385,7 @@ void read_submission(Submission& s, const json& summary, const fs::path& out_dir
   s.result = one_of(s.result, results, "unknown");
   s.integrity = one_of(s.integrity, integrities, "unknown");
 
+  read_correctness(s, run ? &*run : nullptr);
   read_timing(s, verdict ? &*verdict : nullptr, run ? &*run : nullptr);
   read_trace(s, trace ? &*trace : nullptr, run ? &*run : nullptr);
 
@@ -458,9 +489,31 @@ std::vector<std::pair<std::string, std::vector<const Submission*>>> by_problem(c
   return out;
 }
 
+std::string cases_text(int passed, int total) {
+  return total == 0 ? "–" : std::to_string(passed) + " of " + std::to_string(total);
+}
+
+std::string stream_order_text(const CorrectnessRow& r) {
+  if (!r.stream_differing) return "–";
+  if (*r.stream_differing == 0) return "ready";
+  return std::to_string(*r.stream_differing) + " of " + std::to_string(r.stream_outputs.value_or(0)) + " unfinished";
+}
+
+std::string mutated_text(const CorrectnessRow& r) {
+  if (r.mutated_cases.empty()) return "–";
+  std::string out = r.mutated_cases.size() == 1 ? "case " : "cases ";
+  for (std::size_t i = 0; i < r.mutated_cases.size(); ++i) out += (i ? ", " : "") + std::to_string(r.mutated_cases[i]);
+  return out;
+}
+
 EvidenceKind evidence_of(const Submission& s, const FindingView& f) {
   if (f.excerpt) return EvidenceKind::source;
   if (f.source == "trace" && (!s.kernels.empty() || !s.libraries.empty())) return EvidenceKind::kernels;
+  // Probes of the correctness calls say where they looked ("shape 0, correctness",
+  // "shape 2, stream-order probe"); the others looked at the timed calls.
+  const bool of_correctness = f.symbol.find("correctness") != std::string::npos ||
+                              f.symbol.find("stream-order") != std::string::npos;
+  if (f.source == "probe" && of_correctness && !s.correctness.empty()) return EvidenceKind::correctness;
   if ((f.source == "probe" || f.source == "timing") && !s.timing.empty()) return EvidenceKind::timing;
   return EvidenceKind::none;
 }

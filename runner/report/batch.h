@@ -37,6 +37,25 @@ struct TimingRow {
   std::optional<double> ratio;  // fresh / bench
 };
 
+// What the correctness calls of one shape showed (run.json correctness[]).
+struct CorrectnessRow {
+  int index = 0;
+  std::string shape;
+  bool passed = true;
+  int seeds = 0, seeds_passed = 0;    // seed cases
+  int stress = 0, stress_passed = 0;  // stress cases that ran (skipped ones count in neither)
+  std::string first_failure;          // "seed case 1: ..." for the first failing case
+  std::size_t unwritten = 0;          // wrong elements still holding the poison bytes
+  std::vector<int> mutated_cases;     // cases whose inputs the call changed
+  std::optional<int> stream_outputs, stream_differing;  // the stream-order probe (CUDA runs)
+};
+
+// Cells of a correctness row for both reports, as plain text (escaped by the
+// caller): "3 of 3" or "–"; "ready", "2 of 2 unfinished" or "–"; "cases 0, 3" or "–".
+std::string cases_text(int passed, int total);
+std::string stream_order_text(const CorrectnessRow& r);
+std::string mutated_text(const CorrectnessRow& r);
+
 struct KernelRow {
   std::string name, library, role, launcher;  // launcher: the launching object's file name
   std::size_t count = 0;
@@ -62,6 +81,7 @@ struct Submission {
   std::vector<std::string> reasons;
   std::vector<FindingView> deciding, beside;
 
+  std::vector<CorrectnessRow> correctness;
   std::vector<TimingRow> timing;
   double ratio_threshold = 1.5;
   std::optional<double> bench_pct, fresh_pct;  // geometric means over shapes
@@ -96,7 +116,7 @@ std::vector<std::pair<std::string, std::vector<const Submission*>>> by_problem(c
 // Where a finding's evidence is on the submission's page: "f<N>" (its own
 // card, with the source lines), "timing" or "kernels"; the caller prefixes
 // the submission's anchor.
-enum class EvidenceKind { source, timing, kernels, none };
+enum class EvidenceKind { source, correctness, timing, kernels, none };
 EvidenceKind evidence_of(const Submission& s, const FindingView& f);
 
 // Reads the batch. Throws std::runtime_error only when summary.json is

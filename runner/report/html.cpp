@@ -37,6 +37,7 @@ std::string evidence_link(const Submission& s, const FindingView& f, const std::
   switch (evidence_of(s, f)) {
     case EvidenceKind::source:
       return "<a href=\"#" + card + "\">source line " + std::to_string(f.line) + "</a>";
+    case EvidenceKind::correctness: return "<a href=\"#" + s.anchor + "-correctness\">correctness per shape</a>";
     case EvidenceKind::timing: return "<a href=\"#" + s.anchor + "-timing\">bench against fresh</a>";
     case EvidenceKind::kernels: return "<a href=\"#" + s.anchor + "-kernels\">kernels that ran</a>";
     case EvidenceKind::none: break;
@@ -64,12 +65,36 @@ void finding_card(std::ostringstream& o, const Submission& s, const FindingView&
     excerpt(o, *f.excerpt);
   } else {
     const EvidenceKind k = evidence_of(s, f);
-    if (k == EvidenceKind::timing || k == EvidenceKind::kernels)
+    if (k == EvidenceKind::correctness || k == EvidenceKind::timing || k == EvidenceKind::kernels)
       o << "<div class=\"note\">Evidence: " << evidence_link(s, f, id) << ".</div>";
     else if (f.line > 0)
       o << "<div class=\"note\">The source line is not available in this batch.</div>";
   }
   o << "</div>";
+}
+
+void correctness(std::ostringstream& o, const Submission& s) {
+  o << "<h3 id=\"" << s.anchor << "-correctness\">Correctness, per shape</h3>";
+  if (s.correctness.empty()) {
+    o << "<p class=\"note\">No correctness calls: " << (s.has_run ? "the run recorded none" : "no run document")
+      << ".</p>";
+    return;
+  }
+  o << "<table><tr><th>#</th><th>shape</th><th>result</th><th class=\"num\">seed cases right</th>"
+       "<th class=\"num\">stress cases right</th><th class=\"num\">never written</th><th>inputs changed</th>"
+       "<th>output on return</th><th>first failure</th></tr>";
+  for (const auto& r : s.correctness) {
+    const bool flagged = !r.passed || r.unwritten > 0 || !r.mutated_cases.empty() || r.stream_differing.value_or(0) > 0;
+    o << "<tr" << (flagged ? " class=\"bad\"" : "") << "><td>" << r.index << "</td><td class=\"ids\">"
+      << html(r.shape) << "</td><td>" << (r.passed ? "passed" : "failed") << "</td><td class=\"num\">"
+      << html(cases_text(r.seeds_passed, r.seeds)) << "</td><td class=\"num\">"
+      << html(cases_text(r.stress_passed, r.stress)) << "</td><td class=\"num\">"
+      << (r.unwritten > 0 ? std::to_string(r.unwritten) : "–") << "</td><td>" << html(mutated_text(r)) << "</td><td>"
+      << html(stream_order_text(r)) << "</td><td class=\"ids\">" << html(r.first_failure) << "</td></tr>";
+  }
+  o << "</table><p class=\"note\">Never written: wrong elements still holding the bytes the harness fills freed "
+       "memory with. Output on return: each returned tensor copied on the caller's stream right after the call, "
+       "against the same tensor after a synchronize.</p>";
 }
 
 void timing(std::ostringstream& o, const Submission& s) {
@@ -201,6 +226,7 @@ void page(std::ostringstream& o, const Submission& s) {
     o << "<p class=\"note\">No finding decided the verdict.</p>";
   }
 
+  correctness(o, s);
   timing(o, s);
   libraries(o, s);
   trace_link(o, s);

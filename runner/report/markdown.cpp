@@ -46,6 +46,9 @@ void finding(std::ostringstream& o, const Submission& s, const FindingView& f, s
     << " confidence): " << md(f.message);
   if (const std::string where = location(f); !where.empty()) o << " — at " << md(where);
   switch (evidence_of(s, f)) {
+    case EvidenceKind::correctness:
+      o << " — evidence: [correctness per shape](#" << s.anchor << "-correctness)";
+      break;
     case EvidenceKind::timing: o << " — evidence: [bench against fresh](#" << s.anchor << "-timing)"; break;
     case EvidenceKind::kernels: o << " — evidence: [kernels that ran](#" << s.anchor << "-kernels)"; break;
     default: break;
@@ -83,6 +86,19 @@ void submission(std::ostringstream& o, const Submission& s) {
   } else {
     std::size_t n = 0;
     for (const auto& f : s.deciding) finding(o, s, f, ++n);
+  }
+
+  o << "\n<a id=\"" << s.anchor << "-correctness\"></a>\n\n### Correctness\n\n";
+  if (s.correctness.empty()) {
+    o << "No correctness calls: " << (s.has_run ? "the run recorded none" : "no run document") << ".\n";
+  } else {
+    o << "| shape | size | result | seed cases right | stress cases right | never written | inputs changed | "
+         "output on return | first failure |\n|---|---|---|---|---|---|---|---|---|\n";
+    for (const auto& r : s.correctness)
+      o << "| " << r.index << " | " << md(r.shape) << " | " << (r.passed ? "passed" : "**failed**") << " | "
+        << cases_text(r.seeds_passed, r.seeds) << " | " << cases_text(r.stress_passed, r.stress) << " | "
+        << (r.unwritten > 0 ? std::to_string(r.unwritten) : "–") << " | " << md(mutated_text(r)) << " | "
+        << md(stream_order_text(r)) << " | " << md(r.first_failure) << " |\n";
   }
 
   o << "\n<a id=\"" << s.anchor << "-timing\"></a>\n\n### Bench against fresh\n\n";

@@ -75,7 +75,7 @@ TEST(Report, BoardCountsAndRanksByProblem) {
   const Counts c = count_verdicts(b);
   EXPECT_EQ(c.clean, 1);
   EXPECT_EQ(c.benchmark_aware, 1);
-  EXPECT_EQ(c.cheat, 3);
+  EXPECT_EQ(c.cheat, 4);
   EXPECT_EQ(c.not_run, 4) << "not-run, unverified, missing folder, and an unknown integrity are never clean";
   const auto groups = by_problem(b);
   ASSERT_FALSE(groups.empty());
@@ -86,8 +86,8 @@ TEST(Report, BoardCountsAndRanksByProblem) {
           << "ranked by fresh % of peak: the cache that wins on bench does not win here";
     }
   const auto& r = batch();
-  EXPECT_NE(r.html.find("<div class=\"n\">3</div><div class=\"l\">cheat</div>"), std::string::npos);
-  EXPECT_NE(r.md.find("| 1 | 1 | 3 | 4 |"), std::string::npos);
+  EXPECT_NE(r.html.find("<div class=\"n\">4</div><div class=\"l\">cheat</div>"), std::string::npos);
+  EXPECT_NE(r.md.find("| 1 | 1 | 4 | 4 |"), std::string::npos);
   EXPECT_NE(r.html.find("href=\"#s-topk-clean-two-stage-select\""), std::string::npos);
 }
 
@@ -110,6 +110,24 @@ TEST(Report, CheatPageLinksEachReasonToItsEvidence) {
   EXPECT_NE(page.find("8 of 8 values differ"), std::string::npos) << "the result's reason";
   EXPECT_NE(page.find("href=\"topk__cheat_cache_data_ptr/trace.chrome.json\""), std::string::npos);
   EXPECT_NE(page.find("ui.perfetto.dev"), std::string::npos);
+}
+
+TEST(Report, ProbesOfTheCorrectnessCallsLinkToTheCorrectnessTable) {
+  const std::string page = page_of(batch().html, "s-w4a16-gemm-cheat-side-stream");
+  ASSERT_FALSE(page.empty());
+  EXPECT_NE(page.find("href=\"#s-w4a16-gemm-cheat-side-stream-correctness\">correctness per shape</a>"),
+            std::string::npos);
+  EXPECT_NE(page.find("id=\"s-w4a16-gemm-cheat-side-stream-correctness\""), std::string::npos);
+  // Shape 0 ready, shape 1 unfinished (flagged); the skipped stress case counts in neither.
+  EXPECT_NE(page.find("<td>ready</td>"), std::string::npos);
+  EXPECT_NE(page.find("<td>1 of 1 unfinished</td>"), std::string::npos);
+  EXPECT_NE(page.find("<td class=\"num\">3 of 3</td><td class=\"num\">1 of 1</td>"), std::string::npos);
+  EXPECT_NE(page.find("<tr class=\"bad\"><td>1</td>"), std::string::npos);
+  const std::string md = batch().md;
+  EXPECT_NE(md.find("evidence: [correctness per shape](#s-w4a16-gemm-cheat-side-stream-correctness)"),
+            std::string::npos);
+  EXPECT_NE(md.find("| 1 | K=8192, M=256, N=8192 | passed | 3 of 3 | 1 of 1 | – | – | 1 of 1 unfinished |  |"),
+            std::string::npos);
 }
 
 TEST(Report, LibraryKernelsAndTheirShareAreShown) {
