@@ -57,6 +57,15 @@ void finding(std::ostringstream& o, const Submission& s, const FindingView& f, s
   if (f.excerpt) excerpt(o, *f.excerpt);
 }
 
+// The anchor and heading of a section drawn from the run document; when it
+// has no rows, says why (`absent`: "No timing") and returns false.
+bool run_section(std::ostringstream& o, const Submission& s, const char* anchor, const char* title, bool has_rows,
+                 const char* absent) {
+  o << "\n<a id=\"" << s.anchor << "-" << anchor << "\"></a>\n\n### " << title << "\n\n";
+  if (!has_rows) o << absent << ": " << (s.has_run ? "the run recorded none" : "no run document") << ".\n";
+  return has_rows;
+}
+
 void submission(std::ostringstream& o, const Submission& s) {
   o << "\n<a id=\"" << s.anchor << "\"></a>\n\n## " << md(s.key.empty() ? "(no key)" : s.key) << "\n\n";
   o << "- integrity: " << integrity_cell(s.integrity) << "\n";
@@ -88,10 +97,7 @@ void submission(std::ostringstream& o, const Submission& s) {
     for (const auto& f : s.deciding) finding(o, s, f, ++n);
   }
 
-  o << "\n<a id=\"" << s.anchor << "-correctness\"></a>\n\n### Correctness\n\n";
-  if (s.correctness.empty()) {
-    o << "No correctness calls: " << (s.has_run ? "the run recorded none" : "no run document") << ".\n";
-  } else {
+  if (run_section(o, s, "correctness", "Correctness", !s.correctness.empty(), "No correctness calls")) {
     o << "| shape | size | result | seed cases right | stress cases right | never written | inputs changed | "
          "output on return | first failure |\n|---|---|---|---|---|---|---|---|---|\n";
     for (const auto& r : s.correctness)
@@ -101,10 +107,7 @@ void submission(std::ostringstream& o, const Submission& s) {
         << md(stream_order_text(r)) << " | " << md(r.first_failure) << " |\n";
   }
 
-  o << "\n<a id=\"" << s.anchor << "-timing\"></a>\n\n### Bench against fresh\n\n";
-  if (s.timing.empty()) {
-    o << "No timing: " << (s.has_run ? "the run recorded none" : "no run document") << ".\n";
-  } else {
+  if (run_section(o, s, "timing", "Bench against fresh", !s.timing.empty(), "No timing")) {
     o << "| shape | size | bench | fresh | fresh/bench | bench % of peak | fresh % of peak |\n"
          "|---|---|---|---|---|---|---|\n";
     for (const auto& r : s.timing) {
