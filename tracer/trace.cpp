@@ -1,6 +1,7 @@
 #include "tracer/trace.h"
 
 #include "tracer/families.h"
+#include "tracer/flat_line.h"
 #include "tracer/journal_format.h"
 
 #include <algorithm>
@@ -9,6 +10,9 @@
 #include <map>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
+#include <system_error>
+#include <thread>
 #include <unordered_map>
 
 namespace kaudit::tracer {
@@ -26,6 +30,13 @@ T get(const json& j, const char* key, T fallback = T{}) {
     return fallback;
   }
 }
+
+template <typename T>
+T get(const FlatLine& line, const char* key, T fallback = T{}) {
+  return line.get<T>(key, fallback);
+}
+
+std::array<int, 3> dim3_of(const FlatLine& line, const char* key) { return line.dim3(key); }
 
 std::array<int, 3> dim3_of(const json& j, const char* key) {
   std::array<int, 3> d{1, 1, 1};
@@ -45,7 +56,9 @@ json to_json(const Launcher& l) {
           {"symbol", l.symbol}, {"how", l.how}, {"chain", l.chain}};
 }
 
-Launch launch_from(const json& j) {
+// Launch and kernel lines are read from documents and from flat lines alike.
+template <typename Line>
+Launch launch_from(const Line& j) {
   Launch l;
   l.corr = get<uint32_t>(j, "corr");
   l.parent = get<uint32_t>(j, "parent");
@@ -68,7 +81,8 @@ json to_json(const Launch& l) {
   return j;
 }
 
-Kernel kernel_from(const json& j) {
+template <typename Line>
+Kernel kernel_from(const Line& j) {
   Kernel k;
   k.name = get<std::string>(j, "name");
   k.demangled = get<std::string>(j, "demangled");
@@ -429,6 +443,80 @@ void read_line(Process& p, const json& j, std::map<uint32_t, size_t>& call_index
   // thread, graph_exec and future line types are not part of the model yet
 }
 
+// One stretch of a journal's lines, parsed on its own thread: launches and
+// kernels read without a document (FlatLine), every other line as a document
+// (read into the process later, in order, as it may refer to earlier lines).
+struct ParsedChunk {
+  enum class Kind : uint8_t { kernel, launch, document, bad };
+  std::vector<std::pair<Kind, uint32_t>> order;  // each line: what it became, and its index in that list
+  std::vector<Kernel> kernels;
+  std::vector<Launch> launches;
+  std::vector<json> documents;
+};
+
+void parse_chunk(std::string_view text, ParsedChunk& out) {
+  FlatLine flat;
+  auto add = [&](ParsedChunk::Kind kind, std::size_t index) {
+    out.order.emplace_back(kind, static_cast<uint32_t>(index));
+  };
+  for (std::size_t at = 0; at < text.size();) {
+    std::size_t end = text.find('\n', at);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view line = text.substr(at, end - at);
+    at = end + 1;
+    if (line.empty()) continue;
+    if (flat.parse(line)) {
+      const std::string type = flat.get<std::string>("type");
+      if (type == "kernel") {
+        out.kernels.push_back(kernel_from(flat));
+        add(ParsedChunk::Kind::kernel, out.kernels.size() - 1);
+        continue;
+      }
+      if (type == "launch") {
+        out.launches.push_back(launch_from(flat));
+        add(ParsedChunk::Kind::launch, out.launches.size() - 1);
+        continue;
+      }
+    }
+    try {
+      out.documents.push_back(json::parse(line));
+      add(ParsedChunk::Kind::document, out.documents.size() - 1);
+    } catch (const json::exception&) {
+      add(ParsedChunk::Kind::bad, 0);
+    }
+  }
+}
+
+// Journals of a million lines and more take seconds to parse: big ones are
+// cut at line ends into a chunk per thread (at most 8).
+constexpr std::size_t kBytesPerThread = 8u << 20;
+
+std::vector<ParsedChunk> parse_journal_text(std::string_view text) {
+  const std::size_t threads =
+      std::clamp<std::size_t>(std::min<std::size_t>(std::thread::hardware_concurrency(), text.size() / kBytesPerThread),
+                              1, 8);
+  std::vector<std::string_view> pieces;
+  for (std::size_t at = 0, i = 0; at < text.size(); ++i) {
+    std::size_t end = i + 1 == threads ? text.size() : std::max(at, text.size() * (i + 1) / threads);
+    end = text.find('\n', end);
+    end = end == std::string_view::npos ? text.size() : end + 1;
+    pieces.push_back(text.substr(at, end - at));
+    at = end;
+  }
+  std::vector<ParsedChunk> chunks(pieces.size());
+  std::vector<std::thread> helpers;
+  for (std::size_t i = 1; i < pieces.size(); ++i) {
+    try {
+      helpers.emplace_back(parse_chunk, pieces[i], std::ref(chunks[i]));
+    } catch (const std::system_error&) {
+      parse_chunk(pieces[i], chunks[i]);  // no thread to spare: parsed here
+    }
+  }
+  if (!pieces.empty()) parse_chunk(pieces[0], chunks[0]);
+  for (auto& h : helpers) h.join();
+  return chunks;
+}
+
 }  // namespace
 
 Process load_journal(std::istream& in, const std::string& source) {
@@ -438,16 +526,25 @@ Process load_journal(std::istream& in, const std::string& source) {
   std::map<uint32_t, size_t> call_index;
   size_t bad_lines = 0;
   bool saw_header = false;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty()) continue;
-    // A line cut short by a crash, or one the traced process wrote itself
-    // with fields of the wrong type: skipped and counted, never the end of
-    // the whole trace (which would hide every finding it holds).
-    try {
-      read_line(p, json::parse(line), call_index, clone_of, saw_header);
-    } catch (const json::exception&) {
-      ++bad_lines;
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // Lines go into the process in the journal's order. A line cut short by a
+  // crash, or one the traced process wrote itself with fields of the wrong
+  // type, is skipped and counted, never the end of the whole trace (which
+  // would hide every finding it holds).
+  for (ParsedChunk& chunk : parse_journal_text(text)) {
+    for (const auto& [kind, index] : chunk.order) {
+      switch (kind) {
+        case ParsedChunk::Kind::kernel: p.kernels.push_back(std::move(chunk.kernels[index])); break;
+        case ParsedChunk::Kind::launch: p.launches.push_back(std::move(chunk.launches[index])); break;
+        case ParsedChunk::Kind::bad: ++bad_lines; break;
+        case ParsedChunk::Kind::document:
+          try {
+            read_line(p, chunk.documents[index], call_index, clone_of, saw_header);
+          } catch (const json::exception&) {
+            ++bad_lines;
+          }
+          break;
+      }
     }
   }
   if (!saw_header) p.notes.push_back({"warning", "journal has no process line"});
@@ -580,8 +677,8 @@ Trace trace_from_json(const json& doc) {
     p.devices = list_from<Device>(j, "devices", device_from);
     p.launchers = list_from<Launcher>(j, "launchers", launcher_from);
     p.calls = list_from<Call>(j, "calls", call_from);
-    p.launches = list_from<Launch>(j, "launches", launch_from);
-    p.kernels = list_from<Kernel>(j, "kernels", kernel_from);
+    p.launches = list_from<Launch>(j, "launches", launch_from<json>);
+    p.kernels = list_from<Kernel>(j, "kernels", kernel_from<json>);
     p.transfers = list_from<Transfer>(j, "transfers",
                                       [](const json& e) { return transfer_from(e, get<std::string>(e, "kind")); });
     p.modules = list_from<Module>(j, "modules", module_from);

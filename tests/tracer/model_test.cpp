@@ -105,6 +105,103 @@ TEST(TraceModel, LineWithFieldsOfTheWrongTypeIsSkippedNotFatal) {
   EXPECT_EQ(p.calls.size(), synthetic().calls.size());
 }
 
+// Kernel and launch lines are read without a JSON document (tracer/flat_line.h).
+// Whatever a line holds, the result must be the one a document gives: the
+// same fields, the same fallbacks for wrong types, the last of a repeated
+// key, and the same lines refused. Each line is read once as a journal (the
+// flat path) and once inside a trace document (the document path).
+TEST(TraceModel, FlatLinesReadLikeDocuments) {
+  using nlohmann::json;
+  const std::vector<std::string> lines = {
+      R"J({"type":"kernel","corr":7,"name":"k\u00e9\"q","demangled":"void k()","grid":[2,3.9,4],"block":[64,1,1],)J"
+      R"J("cluster":[1,1,1],"regs":40,"smem_static":16,"smem_dynamic":1024,"local_per_thread":8,"device":1,)J"
+      R"J("context":2,"stream":13,"graph":4,"graph_node":18446744073709551615,"start":100,"end":250,"launcher":3,)J"
+      R"J("call":5,"api":"cuLaunchKernel","tid":9,"api_enter":90,"device_launched":true})J",
+      R"J({"type":"kernel","corr":8,"name":5,"regs":"many","stream":-1,"start":1.5e3,"end":true,"grid":[1,2]})J",
+      R"J({"corr":9,"type":"kernel","corr":10,"name":null,"start":7,"extra":{"nested":[1]},"end":8})J",
+      R"J({"type":"kernel","corr":11,"name":"x","grid":["a",1,1],"start":1,"end":2})J",
+      R"J({"type":"launch","corr":12,"parent":11,"launcher":2,"call":3,"api":"cudaLaunchKernel","tid":7,)J"
+      R"J("enter":10,"exit":20,"captured":1,"status":"bad"})J",
+      R"J({"type":"launch","corr":13,"api":["cudaLaunchKernel"],"captured":true,"status":-3})J",
+  };
+  // Through the journal reader (flat lines where they are flat)...
+  std::string journal = R"({"type":"process","schema":"kaudit-trace-journal/1","pid":5})" "\n";
+  for (const auto& l : lines) journal += l + "\n";
+  std::istringstream in(journal);
+  Trace flat;
+  flat.processes.push_back(load_journal(in, "flat"));
+  EXPECT_TRUE(has_note(flat.processes[0], "1 journal lines were unreadable")) << notes(flat.processes[0]);
+  // ...and each line alone inside a trace document (documents only). The
+  // document reader refuses the grid of strings as the journal reader does.
+  std::map<uint32_t, json> doc_kernels;
+  json doc_launches = json::array();
+  for (const auto& l : lines) {
+    const json j = json::parse(l);
+    json one = {{"schema", "kaudit-trace/1"}, {"processes", json::array({{{"pid", 5}}})}};
+    one["processes"][0][j["type"] == "kernel" ? "kernels" : "launches"] = json::array({j});
+    try {
+      const json back = to_json(trace_from_json(one));
+      for (const auto& k : back["processes"][0]["kernels"]) doc_kernels[k["corr"].get<uint32_t>()] = k;
+      for (const auto& x : back["processes"][0]["launches"]) doc_launches.push_back(x);
+    } catch (const std::exception&) {
+    }
+  }
+  const json got = to_json(flat)["processes"][0];
+  ASSERT_EQ(got["kernels"].size(), 3u);
+  ASSERT_EQ(doc_kernels.size(), 3u);
+  for (const auto& k : got["kernels"]) EXPECT_EQ(k, doc_kernels[k["corr"].get<uint32_t>()]);
+  EXPECT_EQ(got["launches"], doc_launches);
+  const auto& ks = flat.processes[0].kernels;
+  auto by_corr = [&](uint32_t corr) {
+    return *std::find_if(ks.begin(), ks.end(), [&](const Kernel& k) { return k.corr == corr; });
+  };
+  EXPECT_EQ(by_corr(7).name, "k\u00e9\"q");
+  EXPECT_EQ(by_corr(7).grid, (std::array<int, 3>{2, 3, 4}));
+  EXPECT_EQ(by_corr(7).graph_node, 18446744073709551615ull);
+  EXPECT_EQ(by_corr(8).regs, 0) << "a string where a number belongs falls back";
+  EXPECT_EQ(by_corr(8).grid, (std::array<int, 3>{1, 1, 1}));
+  EXPECT_EQ(by_corr(10).end, 8u) << "the last of a repeated key; a nested object leaves the line to the document reader";
+}
+
+// A journal big enough to be parsed in chunks on several threads reads as it
+// would line by line: every kernel joined to its launch's call across chunk
+// ends, calls begun in one chunk and ended in another, bad lines counted.
+TEST(TraceModel, BigJournalsParsedInChunksKeepTheirOrder) {
+  constexpr int kCalls = 60, kPerCall = 1000;  // about 18 MB of lines
+  std::string j = R"({"type":"process","schema":"kaudit-trace-journal/1","pid":8})" "\n";
+  std::string kernels;
+  uint64_t ts = 1000;
+  uint32_t corr = 1;
+  for (int c = 1; c <= kCalls; ++c) {
+    j += R"({"type":"call_begin","call":)" + std::to_string(c) + R"(,"phase":"timed","shape":"0","mode":"bench","index":)" +
+         std::to_string(c) + R"(,"ts":)" + std::to_string(ts) + "}\n";
+    for (int k = 0; k < kPerCall; ++k, ++corr, ts += 10) {
+      j += R"({"type":"launch","corr":)" + std::to_string(corr) + R"(,"api":"cuLaunchKernel","tid":7,"enter":)" +
+           std::to_string(ts) + R"(,"exit":)" + std::to_string(ts + 2) + R"(,"call":)" + std::to_string(c) + "}\n";
+      if (k % 250 == 0) j += R"({"type":"kernel","corr":)" "\n";  // cut short
+      kernels += R"({"type":"kernel","corr":)" + std::to_string(corr) +
+                 R"J(,"name":"void at::native::vectorized_elementwise_kernel<4, at::native::AddFunctor<float>>(int)",)J"
+                 R"("grid":[8,1,1],"block":[128,1,1],"stream":7,"start":)" +
+                 std::to_string(ts + 5) + R"(,"end":)" + std::to_string(ts + 8) + "}\n";
+    }
+    j += R"({"type":"call_end","call":)" + std::to_string(c) + R"(,"ts":)" + std::to_string(ts) + "}\n";
+    // The GPU records of a call come after it, as delivered buffers do.
+    j += kernels;
+    kernels.clear();
+  }
+  ASSERT_GT(j.size(), 16u << 20) << "two chunks of 8 MB at least (tracer/trace.cpp)";
+  std::istringstream in(j);
+  const Process p = load_journal(in, "big");
+  ASSERT_EQ(p.kernels.size(), static_cast<size_t>(kCalls * kPerCall));
+  ASSERT_EQ(p.calls.size(), static_cast<size_t>(kCalls));
+  for (const Call& c : p.calls) EXPECT_NE(c.end, 0u) << "call " << c.id << " has its end";
+  for (size_t i = 0; i < p.kernels.size(); ++i) {
+    ASSERT_EQ(p.kernels[i].corr, i + 1) << "kernels in time order";
+    ASSERT_EQ(p.kernels[i].call, i / kPerCall + 1) << "joined to the launch's call";
+  }
+  EXPECT_TRUE(has_note(p, std::to_string(kCalls * kPerCall / 250) + " journal lines were unreadable")) << notes(p);
+}
+
 TEST(TraceModel, SummarizesEachCall) {
   const Process p = synthetic();
   const auto calls = summarize_calls(p, Families::builtin());
