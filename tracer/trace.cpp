@@ -519,14 +519,24 @@ std::vector<ParsedChunk> parse_journal_text(std::string_view text) {
 
 }  // namespace
 
-Process load_journal(std::istream& in, const std::string& source) {
+Process load_journal(std::istream& in, const std::string& source, std::size_t max_bytes) {
   Process p;
   p.source = source;
   std::unordered_map<uint64_t, uint64_t> clone_of;
   std::map<uint32_t, size_t> call_index;
   size_t bad_lines = 0;
   bool saw_header = false;
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // Past max_bytes the rest is left unread (the runner then finds calls
+  // missing and calls the trace incomplete).
+  std::string text;
+  std::vector<char> block(1 << 20);
+  while (text.size() < max_bytes) {
+    in.read(block.data(), static_cast<std::streamsize>(std::min(block.size(), max_bytes - text.size())));
+    if (in.gcount() <= 0) break;
+    text.append(block.data(), static_cast<std::size_t>(in.gcount()));
+  }
+  const bool cut = in.good() && in.peek() != std::char_traits<char>::eof();
+  if (cut) text.resize(text.rfind('\n') == std::string::npos ? 0 : text.rfind('\n') + 1);
   // Lines go into the process in the journal's order. A line cut short by a
   // crash, or one the traced process wrote itself with fields of the wrong
   // type, is skipped and counted, never the end of the whole trace (which
@@ -548,6 +558,9 @@ Process load_journal(std::istream& in, const std::string& source) {
     }
   }
   if (!saw_header) p.notes.push_back({"warning", "journal has no process line"});
+  if (cut)
+    p.notes.push_back({"loss", "the journal is larger than " + std::to_string(max_bytes) +
+                                   " bytes: only its first lines were read"});
   if (bad_lines > 0)
     p.notes.push_back({"loss", std::to_string(bad_lines) + " journal lines were unreadable (cut short, or fields of the wrong type)"});
   join(p, clone_of);

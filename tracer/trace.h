@@ -181,8 +181,11 @@ struct Trace {
 
 // Reads one journal (JSON Lines from libkaudit_tracer.so). Malformed lines
 // (a process killed mid-write) are skipped and noted. Joins kernels and
-// transfers to their launches and calls and notes what was lost.
-Process load_journal(std::istream& in, const std::string& source);
+// transfers to their launches and calls and notes what was lost. The traced
+// process can write its journal without bound: past `max_bytes` the rest is
+// left unread and the loss noted.
+constexpr std::size_t kMaxJournalBytes = std::size_t{4} << 30;
+Process load_journal(std::istream& in, const std::string& source, std::size_t max_bytes = kMaxJournalBytes);
 Process load_journal_file(const std::string& path);  // throws std::runtime_error
 // Every kaudit-trace.*.jsonl in `dir`, sorted by pid.
 Trace load_journal_dir(const std::string& dir);

@@ -202,6 +202,20 @@ TEST(TraceModel, BigJournalsParsedInChunksKeepTheirOrder) {
   EXPECT_TRUE(has_note(p, std::to_string(kCalls * kPerCall / 250) + " journal lines were unreadable")) << notes(p);
 }
 
+TEST(TraceModel, JournalPastItsSizeLimitIsCutAtALineAndNoted) {
+  const std::string whole(kJournal);
+  std::istringstream all(whole), cut(whole);
+  const Process full = load_journal(all, "whole");
+  const std::size_t limit = whole.find("\"type\":\"call_end\",\"call\":1") + 10;  // inside that line
+  const Process part = load_journal(cut, "cut", limit);
+  EXPECT_TRUE(has_note(part, "the journal is larger than " + std::to_string(limit) + " bytes")) << notes(part);
+  EXPECT_FALSE(has_note(full, "the journal is larger than")) << notes(full);
+  EXPECT_FALSE(has_note(part, "journal lines were unreadable")) << "cut at a line's end, not inside one";
+  ASSERT_EQ(part.calls.size(), 1u);
+  EXPECT_EQ(part.calls[0].end, 0u) << "its end was past the limit";
+  EXPECT_LT(part.launches.size(), full.launches.size());
+}
+
 TEST(TraceModel, SummarizesEachCall) {
   const Process p = synthetic();
   const auto calls = summarize_calls(p, Families::builtin());
