@@ -81,8 +81,9 @@ void library_findings(const tracer::Process& proc, const tracer::Families& famil
             " kernels of the timed calls was the submission's own; libraries launched all of them."));
 }
 
-// What the exported files keep: every call but the timed and warm-up calls
-// past the first kExportedPerGroup of each shape and mode. A submission that
+// What the exported files keep: every call but the correctness, timed and
+// warm-up calls past the first kExportedPerGroup of each shape and mode (for
+// correctness calls: of each shape, the seed cases first). A submission that
 // launches thousands of kernels per call would otherwise make files of
 // gigabytes that take minutes to write and that Perfetto cannot open; the
 // findings and the run's summary come from the whole trace.
@@ -93,7 +94,8 @@ tracer::Trace trace_for_export(const tracer::Trace& trace) {
   for (auto& p : out.processes) {
     std::set<uint32_t> dropped;
     for (const auto& c : p.calls)
-      if ((c.phase == "timed" || c.phase == "warmup") && c.index >= kExportedPerGroup) dropped.insert(c.id);
+      if ((c.phase == "timed" || c.phase == "warmup" || c.phase == "correctness") && c.index >= kExportedPerGroup)
+        dropped.insert(c.id);
     if (dropped.empty()) continue;
     const std::size_t kernels = p.kernels.size();
     std::erase_if(p.kernels, [&](const tracer::Kernel& k) { return dropped.count(k.call) != 0; });
@@ -101,7 +103,7 @@ tracer::Trace trace_for_export(const tracer::Trace& trace) {
     std::erase_if(p.transfers, [&](const tracer::Transfer& t) { return dropped.count(t.call) != 0; });
     if (p.kernels.size() < kernels)
       p.notes.push_back({"info", "exported " + std::to_string(p.kernels.size()) + " of " + std::to_string(kernels) +
-                                     " kernels: the timed and warm-up calls past the first " +
+                                     " kernels: the correctness, timed and warm-up calls past the first " +
                                      std::to_string(kExportedPerGroup) +
                                      " of each shape and mode are left out of this file (kaudit's findings "
                                      "used them all)"});

@@ -93,16 +93,29 @@ TEST_F(TraceSummary, HonestTimingIsNoFinding) {
   EXPECT_EQ(ids(findings), (std::set<std::string>{"timer-read-in-call"}));
 }
 
-TEST_F(TraceSummary, ExportKeepsTheFirstTimedCallsOfEachShapeAndMode) {
+TEST_F(TraceSummary, ExportKeepsTheFirstCallsOfEachShapeAndMode) {
+  // Three correctness cases of another shape: the first two are exported.
+  std::ofstream more(dir / "kaudit-trace.77.jsonl", std::ios::app);
+  for (int c = 0; c < 3; ++c) {
+    const std::string call = std::to_string(20 + c), corr = std::to_string(30 + c), t = std::to_string(90'000'000 + c * 1000);
+    more << R"({"type":"call_begin","call":)" << call << R"(,"phase":"correctness","shape":"1","mode":"","index":)" << c
+         << R"(,"ts":)" << t << "}\n"
+         << R"({"type":"launch","corr":)" << corr << R"(,"api":"cuLaunchKernelEx","tid":7,"enter":)" << t
+         << R"(,"exit":)" << t << R"(,"launcher":1,"call":)" << call << "}\n"
+         << R"({"type":"call_end","call":)" << call << R"(,"ts":)" << t << "}\n"
+         << R"({"type":"kernel","corr":)" << corr << R"(,"name":"topk_kernel","stream":7,"start":)" << t
+         << R"(,"end":)" << t << "}\n";
+  }
+  more.close();
   std::vector<kaudit::rules::Finding> findings;
   const auto doc = kaudit::runner::summarize_trace(dir, 77, "solution.py", findings, nullptr, dir / "export", {});
   if (doc["status"] == "unavailable") GTEST_SKIP() << "kaudit built without the trace model";
   std::ifstream in(dir / "export" / "trace.json");
   const auto exported = nlohmann::json::parse(in);
   const auto& p = exported["processes"][0];
-  EXPECT_EQ(p["kernels"].size(), 3u) << "the correctness call's and timed calls 0 and 1's";
+  EXPECT_EQ(p["kernels"].size(), 5u) << "shape 0's correctness call, its timed calls 0 and 1, shape 1's cases 0 and 1";
   bool noted = false;
-  for (const auto& n : p["notes"]) noted = noted || n["text"].get<std::string>().find("exported 3 of 5") != std::string::npos;
+  for (const auto& n : p["notes"]) noted = noted || n["text"].get<std::string>().find("exported 5 of 8") != std::string::npos;
   EXPECT_TRUE(noted) << p["notes"].dump();
   EXPECT_TRUE(fs::exists(dir / "export" / "trace.chrome.json"));
 }
