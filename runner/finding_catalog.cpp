@@ -37,7 +37,8 @@ const std::vector<rules::FindingInfo>& runner_finding_catalog() {
        "inputs (a scale folded in place, an output written over one) saves work or memory that an honest "
        "kernel pays for, corrupts every later call that reuses them, and can hide a result in memory the "
        "checker reads. The benchmark reuses its inputs, so kaudit checks the timed bench calls against "
-       "the untouched inputs, and they fail.",
+       "the untouched inputs, and they fail. Inputs that the problem's reference itself writes into (an "
+       "in-place problem) do not count.",
        "Clone the inputs before a call and compare them with torch.equal afterwards."},
       {"output-not-ready-on-return", Category::cheat, Confidence::high, Source::probe,
        "The output was not finished on the caller's stream when the call returned.",
@@ -63,7 +64,8 @@ const std::vector<rules::FindingInfo>& runner_finding_catalog() {
       {"output-aliases-input", Category::benchmark_aware, Confidence::high, Source::probe,
        "The returned tensor shares storage with an input.",
        "An output that lives in an input's memory was computed in place: the benchmark's inputs are "
-       "overwritten, and the timing leaves out an allocation that a real caller pays for.",
+       "overwritten, and the timing leaves out an allocation that a real caller pays for. Not reported "
+       "when the problem's reference returns an input's storage too.",
        "Compare out.untyped_storage().data_ptr() with each input's."},
       {"output-reused", Category::benchmark_aware, Confidence::medium, Source::probe,
        "The same output storage is returned on successive calls.",

@@ -120,7 +120,7 @@ std::vector<rules::Finding> probe_findings(const ShapeEvidence& e, const std::st
     disguised += count(ev.counts, "non_plain") + count(ev.counts, "not_tensor");
     calls += count(ev.counts, "calls");
   }
-  if (aliases > 0)
+  if (aliases > 0 && !e.reference_aliases_input)
     add("output-aliases-input", shape,
         "On " + shape + " " + std::to_string(aliases) + " of " + std::to_string(calls) +
             " returned tensors share storage with an input.");

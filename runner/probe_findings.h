@@ -34,6 +34,9 @@ struct ShapeEvidence {
   // stream, made right after the call returned, differed from the tensor
   // after a full synchronize.
   int outputs_not_ready = 0;
+  // The reference itself returns an output in an input's storage (an
+  // in-place problem): a submission doing the same is not output-aliases-input.
+  bool reference_aliases_input = false;
   std::map<std::string, ModeEvidence> modes;  // bench, fresh, rewrite
 };
 

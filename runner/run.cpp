@@ -468,6 +468,9 @@ json run_submission(const RunOptions& o) {
              child_env(o, ws.work(), trace_dir, tracer_lib), ws.work()});
   json shapes = json::array();
   std::map<std::pair<int, int>, json> ref_inputs;  // (shape, case) -> input entries
+  // shape -> what the reference itself does to its inputs (changes_inputs,
+  // aliases_input): a submission doing the same is faithful, not a cheat.
+  std::map<int, json> ref_habits;
   bool generated = false;
   json ref_error;
   {
@@ -481,6 +484,9 @@ json run_submission(const RunOptions& o) {
         shapes = m["shapes"];
         have_shapes = true;
         return -1;
+      } else if (ev == "reference_habits") {
+        ref_habits[m.value("shape", -1)] = m;
+        return phase_s;
       } else if (ev == "case") {
         ref_inputs[{m.value("shape", -1), m.value("case", -1)}] = m.value("inputs", json::array());
         return phase_s;
@@ -551,6 +557,9 @@ json run_submission(const RunOptions& o) {
     }
     samples_by_shape.push_back(bytes > o.large_input_bytes && !samples.empty() ? json::array({samples.back()}) : json(samples));
   }
+  json reference_changing = json::array();  // shapes whose reference writes into its inputs
+  for (const auto& [shape, h] : ref_habits)
+    if (!h.value("changes_inputs", json::array()).empty()) reference_changing.push_back(shape);
   const fs::path stage_cfg = ws.private_dir() / "submission-inputs.json";
   {
     json cfg = {{"correctness", correctness_cfg},
@@ -562,7 +571,8 @@ json run_submission(const RunOptions& o) {
                 {"flush_bytes", cpu ? 0.0 : 2 * l2},
                 {"keep_alive_bytes", cpu ? 256.0 * (1 << 20) : 16.0 * (1 << 30)},
                 {"poison", o.poison},
-                {"timing_turns", o.device_turns != nullptr}};
+                {"timing_turns", o.device_turns != nullptr},
+                {"reference_changes_inputs", reference_changing}};
     std::ofstream(stage_cfg) << cfg.dump();
   }
   std::map<std::pair<int, int>, json> sub_outputs;  // (shape, case) -> output entries
@@ -856,6 +866,9 @@ json run_submission(const RunOptions& o) {
       if (first_failure.empty()) first_failure = "shape " + std::to_string(i) + ": an output is not a tensor";
     }
     if (stream_order.count(i)) shape_doc["stream_order"] = stream_order[i];
+    if (ref_habits.count(i))
+      shape_doc["reference_habits"] = {{"changes_inputs", ref_habits[i].value("changes_inputs", json::array())},
+                                       {"aliases_input", ref_habits[i].value("aliases_input", false)}};
     shape_doc["passed"] = ok;
     shape_correct[i] = ok;
     all_correct = all_correct && ok;
@@ -928,9 +941,20 @@ json run_submission(const RunOptions& o) {
         if (c.value("unwritten_elements", std::size_t{0}) > 0)
           evidence.unwritten_cases.emplace_back(c.value("case", 0), c["unwritten_elements"].get<std::size_t>());
     evidence.outputs_not_ready = stream_order.count(i) ? stream_order[i].value("differing", 0) : 0;
+    // Inputs the reference itself changes, and outputs in an input's storage
+    // when the reference returns one too, are the problem's, not offences.
+    std::set<int> reference_changes;
+    bool reference_aliases = false;
+    if (ref_habits.count(i)) {
+      for (const auto& k : ref_habits[i].value("changes_inputs", json::array()))
+        if (k.is_number_integer()) reference_changes.insert(k.get<int>());
+      reference_aliases = ref_habits[i].value("aliases_input", false);
+    }
     evidence.mutated_cases.clear();
     for (const auto& [key, ks] : mutated)
-      if (key.first == i) evidence.mutated_cases.push_back(key.second);
+      if (key.first == i && std::any_of(ks.begin(), ks.end(), [&](int k) { return !reference_changes.count(k); }))
+        evidence.mutated_cases.push_back(key.second);
+    evidence.reference_aliases_input = reference_aliases;
     for (auto& f : probe_findings(evidence, o.solution.string(), fresh_over_bench)) findings.push_back(f);
     evidence.modes.clear();
   }

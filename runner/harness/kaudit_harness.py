@@ -188,6 +188,30 @@ def sync(torch):
 
 # ---------------------------------------------------------------- reference
 
+# Inputs of at most this many bytes are copied once per shape to see whether
+# the reference itself writes into them (reference_habits); bigger ones are
+# assumed left alone, as nearly every reference leaves them.
+HABIT_CHECK_BYTES = 1 << 30
+
+
+def reference_habits(torch, problem, inputs):
+    """Does the reference write into its inputs, or return one of them? A
+    submission that does what the reference does is faithful to the problem
+    (an in-place ReLU), not a cheat. Returns (indices of inputs it changed,
+    whether an output shares an input's storage)."""
+    model = problem.make_model(problem.ref.Model)
+    before = [clone_tensor(torch, v) for v in inputs]
+    out = model(*inputs)
+    outs = list(out) if isinstance(out, (tuple, list)) else [out]
+    changed = [k for k, (b, v) in enumerate(zip(before, inputs))
+               if isinstance(v, torch.Tensor) and not same_values(torch, [b], [v])]
+    ins = [storage_range(torch, t) for t in inputs if isinstance(t, torch.Tensor) and t.numel()]
+    aliased = any(isinstance(o, torch.Tensor) and o.numel() and
+                  any(lo < b + m and b < lo + n for b, m in ins for lo, n in [storage_range(torch, o)])
+                  for o in outs)
+    return changed, aliased
+
+
 def run_reference(torch):
     problem = Problem(torch)
     send("shapes", shapes=problem.shapes)
@@ -195,6 +219,7 @@ def run_reference(torch):
     if not sys.stdin.readline():
         return
     xfer = CONFIG["xfer"]
+    mutating_shapes = set()  # shapes whose reference writes into its inputs
     with torch.no_grad():
         for i in range(len(problem.shapes)):
             problem.apply_shape(i)
@@ -210,6 +235,12 @@ def run_reference(torch):
                         write_values(torch, inputs, os.path.join(xfer, "in_s%d_c%d_" % (i, j))),
                         [isinstance(v, torch.Tensor) and v.is_floating_point() and v.element_size() >= 2
                          for v in inputs])
+                    if j == 0 and tensor_bytes(torch, inputs) <= HABIT_CHECK_BYTES:
+                        changed, aliased = reference_habits(torch, problem, inputs)
+                        if changed:
+                            mutating_shapes.add(i)
+                        send("reference_habits", shape=i, changes_inputs=changed, aliases_input=aliased)
+                    del inputs
                 entries, scalable = written[case["seed"]]
                 if case["scale"] != 1.0:
                     entries = [dict(e, scale=case["scale"]) if s else e for e, s in zip(entries, scalable)]
@@ -237,7 +268,8 @@ def run_reference(torch):
             problem.apply_shape(i)
             if i not in models:
                 models = {i: problem.make_model(problem.ref.Model)}
-            if files_of(job) != cached_files:
+            # A reference that writes into its inputs gets them fresh from the files every job.
+            if files_of(job) != cached_files or i in mutating_shapes:
                 cache, cached_files = {}, files_of(job)
             inputs = read_values(torch, job["inputs"], CONFIG["device"], cache)
             out = models[i](*inputs)
@@ -541,9 +573,10 @@ def run_submission(torch):
                             # bench: the benchmark's question is the first case's, every call, so the
                             # answer is checked against those inputs even when the submission changed
                             # them in an earlier call (inputs scaled in place, an output written over
-                            # one). fresh and rewrite: the inputs as the call sees them, copied on the
-                            # device now and written once the device's turn is over.
-                            if mode == "bench":
+                            # one), unless the reference itself changes them. fresh and rewrite (and
+                            # that case): the inputs as the call sees them, copied on the device now
+                            # and written once the device's turn is over.
+                            if mode == "bench" and i not in CONFIG.get("reference_changes_inputs", []):
                                 entry = {"call": k, "named": by_shape[i][0]["inputs"]}
                             else:
                                 entry = {"call": k, "inputs": [clone_tensor(torch, v) for v in args]}

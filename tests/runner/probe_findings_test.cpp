@@ -110,6 +110,10 @@ TEST(ProbeFindings, OutputFacts) {
   e.mutated_cases = {0, 2};
   EXPECT_EQ(ids(probe_findings(e, "s.py", 1.5)),
             (std::set<std::string>{"output-aliases-input", "output-reused", "disguised-output", "input-mutated"}));
+  // An in-place problem: the reference returns an input's storage too.
+  e.reference_aliases_input = true;
+  EXPECT_EQ(ids(probe_findings(e, "s.py", 1.5)),
+            (std::set<std::string>{"output-reused", "disguised-output", "input-mutated"}));
 }
 
 TEST(FindingCatalog, EveryIdIsDocumentedOnce) {

@@ -194,6 +194,17 @@ TEST(RunnerCpu, OutputAliasingAnInputIsFound) {
   EXPECT_EQ(ids(r), (Ids{"output-aliases-input", "input-mutated"})) << describe(r);
 }
 
+TEST(RunnerCpu, DoingWhatAnInPlaceReferenceDoesIsNoOffence) {
+  SKIP_WITHOUT_TORCH();
+  const json r = kaudit::runner::run_submission(options("scale_inplace", "scale_inplace_like_reference.py"));
+  EXPECT_EQ(r["result"], "correct") << describe(r);  // bench calls checked on the inputs as they saw them
+  EXPECT_EQ(ids(r), Ids{}) << describe(r);
+  const json& habits = r["correctness"][0]["reference_habits"];
+  EXPECT_EQ(habits["changes_inputs"], json::array({0})) << habits;
+  EXPECT_EQ(habits["aliases_input"], true) << habits;
+  EXPECT_EQ(r["correctness"][0]["cases"][0]["inputs_mutated"], json::array({0})) << "the fact stays recorded";
+}
+
 TEST(RunnerCpu, ChangedProblemFileIsFound) {
   SKIP_WITHOUT_TORCH();
   const json r = kaudit::runner::run_submission(options("linear_relu", "change_problem_file.py"));
