@@ -468,8 +468,9 @@ json run_submission(const RunOptions& o) {
              child_env(o, ws.work(), trace_dir, tracer_lib), ws.work()});
   json shapes = json::array();
   std::map<std::pair<int, int>, json> ref_inputs;  // (shape, case) -> input entries
-  // shape -> what the reference itself does to its inputs (changes_inputs,
-  // aliases_input): a submission doing the same is faithful, not a cheat.
+  // shape -> what the reference itself does to its inputs, as run.json
+  // records it: changes_inputs (indices), aliases_input. A submission doing
+  // the same is faithful, not a cheat.
   std::map<int, json> ref_habits;
   bool generated = false;
   json ref_error;
@@ -485,7 +486,11 @@ json run_submission(const RunOptions& o) {
         have_shapes = true;
         return -1;
       } else if (ev == "reference_habits") {
-        ref_habits[m.value("shape", -1)] = m;
+        json changes = json::array();
+        for (const auto& k : m.value("changes_inputs", json::array()))
+          if (k.is_number_integer()) changes.push_back(k.get<int>());
+        ref_habits[m.value("shape", -1)] = {{"changes_inputs", changes},
+                                            {"aliases_input", m.value("aliases_input", false)}};
         return phase_s;
       } else if (ev == "case") {
         ref_inputs[{m.value("shape", -1), m.value("case", -1)}] = m.value("inputs", json::array());
@@ -559,7 +564,7 @@ json run_submission(const RunOptions& o) {
   }
   json reference_changing = json::array();  // shapes whose reference writes into its inputs
   for (const auto& [shape, h] : ref_habits)
-    if (!h.value("changes_inputs", json::array()).empty()) reference_changing.push_back(shape);
+    if (!h["changes_inputs"].empty()) reference_changing.push_back(shape);
   const fs::path stage_cfg = ws.private_dir() / "submission-inputs.json";
   {
     json cfg = {{"correctness", correctness_cfg},
@@ -866,9 +871,7 @@ json run_submission(const RunOptions& o) {
       if (first_failure.empty()) first_failure = "shape " + std::to_string(i) + ": an output is not a tensor";
     }
     if (stream_order.count(i)) shape_doc["stream_order"] = stream_order[i];
-    if (ref_habits.count(i))
-      shape_doc["reference_habits"] = {{"changes_inputs", ref_habits[i].value("changes_inputs", json::array())},
-                                       {"aliases_input", ref_habits[i].value("aliases_input", false)}};
+    if (ref_habits.count(i)) shape_doc["reference_habits"] = ref_habits[i];
     shape_doc["passed"] = ok;
     shape_correct[i] = ok;
     all_correct = all_correct && ok;
@@ -876,8 +879,8 @@ json run_submission(const RunOptions& o) {
   }
 
   // ---- timing, samples and % of peak -------------------------------------
-  ShapeEvidence evidence;
   for (int i = 0; i < nshapes; ++i) {
+    ShapeEvidence evidence;
     json tdoc = {{"shape_index", i}, {"shape", shapes[i]}, {"modes", json::object()}};
     std::map<std::string, double> vars;
     for (const auto& [k, v] : shapes[i].items())
@@ -932,10 +935,8 @@ json run_submission(const RunOptions& o) {
     evidence.correctness_passed = shape_correct[i];
     evidence.correctness_counts = correctness_counts.count(i) ? correctness_counts[i].value("counts", json::object())
                                                               : json::object();
-    evidence.seed_cases_passed.clear();
     for (const auto& c : result["correctness"][i]["cases"])
       if (c.value("kind", std::string()) == "seed") evidence.seed_cases_passed.push_back(c.value("status", "") == "passed");
-    evidence.unwritten_cases.clear();
     if (o.poison)
       for (const auto& c : result["correctness"][i]["cases"])
         if (c.value("unwritten_elements", std::size_t{0}) > 0)
@@ -943,20 +944,13 @@ json run_submission(const RunOptions& o) {
     evidence.outputs_not_ready = stream_order.count(i) ? stream_order[i].value("differing", 0) : 0;
     // Inputs the reference itself changes, and outputs in an input's storage
     // when the reference returns one too, are the problem's, not offences.
-    std::set<int> reference_changes;
-    bool reference_aliases = false;
-    if (ref_habits.count(i)) {
-      for (const auto& k : ref_habits[i].value("changes_inputs", json::array()))
-        if (k.is_number_integer()) reference_changes.insert(k.get<int>());
-      reference_aliases = ref_habits[i].value("aliases_input", false);
-    }
-    evidence.mutated_cases.clear();
+    const json habits = ref_habits.count(i) ? ref_habits[i] : json::object();
+    const auto reference_changes = habits.value("changes_inputs", json::array()).get<std::set<int>>();
     for (const auto& [key, ks] : mutated)
       if (key.first == i && std::any_of(ks.begin(), ks.end(), [&](int k) { return !reference_changes.count(k); }))
         evidence.mutated_cases.push_back(key.second);
-    evidence.reference_aliases_input = reference_aliases;
+    evidence.reference_aliases_input = habits.value("aliases_input", false);
     for (auto& f : probe_findings(evidence, o.solution.string(), fresh_over_bench)) findings.push_back(f);
-    evidence.modes.clear();
   }
 
   add_phase("runner", {{"phase", "comparison"}}, compare_started);

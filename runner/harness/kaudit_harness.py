@@ -202,13 +202,10 @@ def reference_habits(torch, problem, inputs):
     model = problem.make_model(problem.ref.Model)
     before = [clone_tensor(torch, v) for v in inputs]
     out = model(*inputs)
-    outs = list(out) if isinstance(out, (tuple, list)) else [out]
     changed = [k for k, (b, v) in enumerate(zip(before, inputs))
                if isinstance(v, torch.Tensor) and not same_values(torch, [b], [v])]
-    ins = [storage_range(torch, t) for t in inputs if isinstance(t, torch.Tensor) and t.numel()]
-    aliased = any(isinstance(o, torch.Tensor) and o.numel() and
-                  any(lo < b + m and b < lo + n for b, m in ins for lo, n in [storage_range(torch, o)])
-                  for o in outs)
+    spans = input_spans(torch, inputs)
+    aliased = any(isinstance(o, torch.Tensor) and o.numel() and shares_storage(torch, o, spans) for o in returned(out))
     return changed, aliased
 
 
@@ -273,7 +270,7 @@ def run_reference(torch):
                 cache, cached_files = {}, files_of(job)
             inputs = read_values(torch, job["inputs"], CONFIG["device"], cache)
             out = models[i](*inputs)
-            outs = list(out) if isinstance(out, (tuple, list)) else [out]
+            outs = returned(out)
             entries = write_values(torch, outs, os.path.join(xfer, "exp_%s_" % job["id"]))
             send("expected", id=job["id"], outputs=entries)
 
@@ -303,6 +300,21 @@ class Tracer:
             self.lib.kaudit_tracer_flush()
 
 
+def returned(out):
+    """A call's returned objects as a list (one object, or a tuple or list of them)."""
+    return list(out) if isinstance(out, (tuple, list)) else [out]
+
+
+def input_spans(torch, inputs):
+    """The storage (start, bytes) of each non-empty input tensor."""
+    return [storage_range(torch, t) for t in inputs if isinstance(t, torch.Tensor) and t.numel()]
+
+
+def shares_storage(torch, t, spans):
+    lo, n = storage_range(torch, t)
+    return any(lo < b + m and b < lo + n for b, m in spans)
+
+
 def storage_range(torch, t):
     try:
         s = t.untyped_storage()
@@ -323,9 +335,9 @@ class OutputChecks:
 
     def check(self, out, inputs):
         torch = self.torch
-        outs = list(out) if isinstance(out, (tuple, list)) else [out]
+        outs = returned(out)
         self.counts["calls"] += 1
-        ins = [storage_range(torch, t) for t in inputs if isinstance(t, torch.Tensor) and t.numel()]
+        ins = input_spans(torch, inputs)
         prev = [storage_range(torch, t) for t in self.previous if isinstance(t, torch.Tensor)]
         for o in outs:
             if not isinstance(o, torch.Tensor):
@@ -337,13 +349,12 @@ class OutputChecks:
                 self.types.add(type(o).__name__)
             if o.numel() == 0:
                 continue
-            lo, n = storage_range(torch, o)
-            if any(lo < b + m and b < lo + n for b, m in ins):
+            if shares_storage(torch, o, ins):
                 self.counts["aliases_input"] += 1
             # The previous call's output is still held here: the same storage
             # again means the submission wrote into what it returned before
             # (an output in an input's storage is counted as an alias only).
-            elif any(lo == b for b, m in prev):
+            elif any(storage_range(torch, o)[0] == b for b, m in prev):
                 self.counts["reused"] += 1
         self.previous = outs
         return outs
@@ -479,7 +490,7 @@ def run_submission(torch):
         if spin is not None:
             spin(STREAM_PROBE_SLEEP_CYCLES)
         out = model(*args)
-        outs = [o for o in (out if isinstance(out, (tuple, list)) else [out]) if isinstance(o, torch.Tensor)]
+        outs = [o for o in returned(out) if isinstance(o, torch.Tensor)]
         early = [o.clone() for o in outs]  # ordered on the caller's stream only
         sync(torch)
         tracer.end()

@@ -293,6 +293,8 @@ TEST(TensorFile, LargeComparisonMergesChunks) {
   got[7'000'000] = want[7'000'000] = nan;              // matching NaNs (chunk 5)
   got[8'000'000] = 1e30f;                              // largest absolute error (chunk 6)
   got[9'999'999] = -inf;                               // last element (chunk 7)
+  const float poison = std::bit_cast<float>(0xFFFFFFFFu);
+  got[6'000'000] = got[9'000'000] = poison;            // never written (chunks 4 and 7)
   const Tolerance tol{1e-2, 1e-2};
   for (const bool early : {false, true}) {
     if (early) got[1'249'999] = want[1'249'999] + 2.0f;  // last element of chunk 0
@@ -300,7 +302,8 @@ TEST(TensorFile, LargeComparisonMergesChunks) {
     const Comparison c = compare_tensors(a, e, tol);
     const Comparison r = reference_compare(a, e, tol);
     expect_same_comparison(c, r, early ? "with a mismatch in chunk 0" : "first mismatch in chunk 3");
-    EXPECT_EQ(c.mismatches, early ? 5u : 4u);
+    EXPECT_EQ(c.mismatches, early ? 7u : 6u);
+    EXPECT_EQ(c.poison_pattern, 2u) << "counted in each chunk and summed";
     EXPECT_EQ(c.first_mismatch, early ? 1'249'999 : 3'750'001);
     EXPECT_GE(c.max_abs_error, 1e29);
     EXPECT_GE(c.max_rel_error, 1e29);
