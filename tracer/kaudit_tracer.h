@@ -47,6 +47,11 @@ void kaudit_tracer_note(const char* text);
  * after synchronizing the device when the file must be complete up to here. */
 void kaudit_tracer_flush(void);
 
+/* Ends the trace as the process's exit would: delivers every record, writes
+ * the end line (reason "finish") and stops tracing. For a program that ends
+ * with _exit, which skips the exit handler; nothing is traced after it. */
+void kaudit_tracer_finish(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -169,7 +169,7 @@ struct Process {
 
   const Launcher* launcher(uint32_t id) const;
   const Call* call(uint32_t id) const;
-  bool complete() const { return end_reason == "exit" || end_reason == "unload"; }
+  bool complete() const { return end_reason == "exit" || end_reason == "unload" || end_reason == "finish"; }
 };
 
 struct Trace {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One call on the GPU machine, several checks, one file back: runs the steps
 # named in KAUDIT_GPU_STEPS (default "runner corpus"; also "tracer",
-# "tracer-quick") within KAUDIT_GPU_CALL_S seconds (default 570), then packs
+# "tracer-quick", "tracer-overhead") within KAUDIT_GPU_CALL_S seconds (default 570), then packs
 # everything under $OUT into $OUT/all.tgz, because a call brings back 8 files
 # at most. The summary lines go to stdout (the call's output tail).
 #
@@ -22,6 +22,10 @@ for step in ${KAUDIT_GPU_STEPS:-runner corpus}; do
     tracer) timeout "$(left)" bash tests/gpu/run_tracer_gpu.sh >/dev/null 2>&1
             echo "tracer: exit $? at $(( $(date +%s) - start )) s"
             grep -E "^\[ +(OK|FAILED) +\]|all tracer|FAILED:" "$OUT/tracer_gpu.log" | tail -12 ;;
+    tracer-overhead) KAUDIT_GPU_OVERHEAD_ONLY=1 timeout "$(left)" bash tests/gpu/run_tracer_gpu.sh >/dev/null 2>&1
+            echo "tracer (overhead only): exit $? at $(( $(date +%s) - start )) s"
+            cat "$OUT/cupti_floor.jsonl" 2>/dev/null
+            python3 -c "import json; s=json.load(open('$OUT/overhead_summary.json')); print({m: round(v['added_us_per_launch'], 2) for m, v in s['modes'].items()})" 2>/dev/null ;;
     tracer-quick) KAUDIT_GPU_QUICK=1 timeout "$(left)" bash tests/gpu/run_tracer_gpu.sh >/dev/null 2>&1
             echo "tracer (quick): exit $? at $(( $(date +%s) - start )) s"
             grep -E "^\[ +(OK|FAILED) +\]|all tracer|FAILED:" "$OUT/tracer_gpu.log" | tail -12 ;;
@@ -31,7 +35,7 @@ for step in ${KAUDIT_GPU_STEPS:-runner corpus}; do
     corpus) KAUDIT_CORPUS_BUDGET_S=$(( $(left) - 20 )) bash tests/gpu/run_corpus_gpu.sh >/dev/null 2>&1
             echo "corpus: exit $? at $(( $(date +%s) - start )) s"
             grep "^\[" "$OUT/corpus/audit.log" ;;
-    *) echo "unknown step $step (tracer, tracer-quick, runner, corpus)" ;;
+    *) echo "unknown step $step (tracer, tracer-quick, tracer-overhead, runner, corpus)" ;;
   esac
 done
 # Everything back as one file.

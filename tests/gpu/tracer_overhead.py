@@ -14,6 +14,8 @@
 
 Loop 1: 10,000 launches of a tiny Triton kernel; host time per launch is the
 wall time of the launch loop divided by 10,000 (five repetitions, median).
+The wait for the GPU after each loop is kept too (drain_us): when it is long,
+the GPU, not the host, set the loop's pace.
 Loop 2: a bandwidth-bound kernel moving about 1 GiB (read 512 MiB, write
 512 MiB); GPU time from CUDA events (twenty runs, median).
 """
@@ -54,6 +56,7 @@ def measure(mode, results_path):
         context = profile(activities=[ProfilerActivity.CUDA])
 
     launch_us = []
+    drain_us = []  # the wait for the GPU after a loop: large if the loop outran it
     bw_ms = []
     with context:
         for _ in range(REPS):
@@ -63,7 +66,9 @@ def measure(mode, results_path):
                 kaudit_tiny[(1,)](x, 1024, BLOCK=1024)
             t1 = time.perf_counter_ns()
             torch.cuda.synchronize()
+            t2 = time.perf_counter_ns()
             launch_us.append((t1 - t0) / LAUNCHES / 1000.0)
+            drain_us.append((t2 - t1) / 1000.0)
         for _ in range(BW_RUNS):
             start = torch.cuda.Event(enable_timing=True)
             end = torch.cuda.Event(enable_timing=True)
@@ -77,6 +82,7 @@ def measure(mode, results_path):
         "mode": mode,
         "launch_us_median": statistics.median(launch_us),
         "launch_us": launch_us,
+        "drain_us": drain_us,
         "bw_ms_median": statistics.median(bw_ms),
         "bw_ms": bw_ms,
         "bw_bytes": moved,

@@ -471,6 +471,41 @@ TEST(TracerLibrary, CallsWithoutCudaMakeAJournalThatSaysSo) {
   EXPECT_TRUE(has_note(p, "was not ended before call 2")) << notes(p);
 }
 
+// The harness ends its processes with os._exit, which skips the exit handler:
+// kaudit_tracer_finish writes the end line instead, and whatever comes after
+// it neither reaches the journal nor truncates it by reopening it.
+TEST(TracerLibrary, FinishEndsTheJournalBeforeUnderscoreExit) {
+  const fs::path journal = fs::temp_directory_path() / ("kaudit-finish-test-" + std::to_string(getpid()) + ".jsonl");
+  const pid_t child = fork();
+  if (child == 0) {
+    setenv("KAUDIT_TRACE_FILE", journal.c_str(), 1);
+    void* lib = dlopen(KAUDIT_TRACER_LIB, RTLD_NOW);
+    if (lib == nullptr) _exit(10);
+    auto begin = reinterpret_cast<int (*)(const char*, const char*, const char*, long long)>(
+        dlsym(lib, "kaudit_call_begin"));
+    auto end = reinterpret_cast<int (*)()>(dlsym(lib, "kaudit_call_end"));
+    auto finish = reinterpret_cast<void (*)()>(dlsym(lib, "kaudit_tracer_finish"));
+    if (begin == nullptr || end == nullptr || finish == nullptr) _exit(11);
+    begin("timed", "8", "bench", 0);
+    end();
+    finish();
+    begin("after", "8", "bench", 1);  // too late: not traced
+    end();
+    _exit(0);
+  }
+  int st = 0;
+  waitpid(child, &st, 0);
+  ASSERT_TRUE(WIFEXITED(st));
+  ASSERT_EQ(WEXITSTATUS(st), 0);
+  const Process p = load_journal_file(journal.string());
+  fs::remove(journal);
+  EXPECT_EQ(p.end_reason, "finish");
+  EXPECT_TRUE(p.complete());
+  ASSERT_EQ(p.calls.size(), 1u);
+  EXPECT_EQ(p.calls[0].phase, "timed");
+  EXPECT_FALSE(has_note(p, "without the tracer's exit flush")) << notes(p);
+}
+
 int run(const std::string& cmd) {
   const int st = std::system(cmd.c_str());
   return WIFEXITED(st) ? WEXITSTATUS(st) : -1;

@@ -237,7 +237,8 @@ std::string self_exe() {
 
 // Opens the journal and writes the process line. Caller holds g_journal_mutex.
 void open_journal_locked(long forked_from) {
-  if (g_journal.is_open()) return;
+  // After the end line nothing more is written: reopening would truncate the journal.
+  if (g_journal.is_open() || g_closed.load()) return;
   if (!g_journal.open(journal_path_for(::getpid()))) return;
   g_journal_fd.store(g_journal.fd());
   json argv = json::array();
@@ -862,6 +863,8 @@ KAUDIT_EXPORT int kaudit_call_end(void) {
 KAUDIT_EXPORT int kaudit_tracer_status(void) { return g_status.load(); }
 
 KAUDIT_EXPORT void kaudit_tracer_note(const char* text) { note("harness", text != nullptr ? text : ""); }
+
+KAUDIT_EXPORT void kaudit_tracer_finish(void) { finish("finish"); }
 
 KAUDIT_EXPORT void kaudit_tracer_flush(void) {
   if (g_cuda_forked_child) return;
