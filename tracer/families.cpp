@@ -87,7 +87,10 @@ LibraryMatch Families::library_of(std::string_view launcher_object, std::string_
   std::string key(launcher_object);
   key += '\n';
   key += kernel_name;
-  if (auto it = library_cache_.find(key); it != library_cache_.end()) return it->second;
+  {
+    std::lock_guard lock(*cache_mutex_);
+    if (auto it = library_cache_.find(key); it != library_cache_.end()) return it->second;
+  }
   LibraryMatch match;
   if (!launcher_object.empty()) {
     for (const Library& l : libraries_)
@@ -105,19 +108,24 @@ LibraryMatch Families::library_of(std::string_view launcher_object, std::string_
       }
     if (match.source.empty()) match = {"unknown", Role::unknown, "none"};
   }
+  std::lock_guard lock(*cache_mutex_);
   library_cache_.emplace(std::move(key), match);
   return match;
 }
 
 std::string Families::family_of(std::string_view kernel_name) const {
   std::string key(kernel_name);
-  if (auto it = family_cache_.find(key); it != family_cache_.end()) return it->second;
+  {
+    std::lock_guard lock(*cache_mutex_);
+    if (auto it = family_cache_.find(key); it != family_cache_.end()) return it->second;
+  }
   std::string name = "other";
   for (const Family& f : families_)
     if (any_match(f.patterns, kernel_name)) {
       name = f.name;
       break;
     }
+  std::lock_guard lock(*cache_mutex_);
   family_cache_.emplace(std::move(key), name);
   return name;
 }

@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <memory>
+#include <mutex>
 #include <regex>
 #include <string>
 #include <string_view>
@@ -50,7 +52,10 @@ class Families {
   };
   std::vector<Library> libraries_;
   std::vector<Family> families_;
-  // std::regex is slow and names repeat thousands of times in a trace.
+  // std::regex is slow and names repeat thousands of times in a trace. The
+  // builtin families are shared by an audit's concurrent jobs: the caches
+  // are guarded (a pointer, so that Families stays copyable).
+  std::shared_ptr<std::mutex> cache_mutex_ = std::make_shared<std::mutex>();
   mutable std::unordered_map<std::string, std::string> family_cache_;
   mutable std::unordered_map<std::string, LibraryMatch> library_cache_;
 };
