@@ -10,7 +10,8 @@
 #
 # KAUDIT_OVERHEAD_ROUNDS (default "1 2") and KAUDIT_OVERHEAD_MODES (default
 # all seven) choose the overhead processes; KAUDIT_GPU_QUICK=1 skips them,
-# KAUDIT_GPU_OVERHEAD_ONLY=1 runs only them and the CUPTI floor (cupti_floor.cu).
+# KAUDIT_GPU_OVERHEAD_ONLY=1 runs only them and the CUPTI floor (cupti_floor.cu);
+# KAUDIT_OVERHEAD_CPUS pins them to those cores (taskset).
 # CLI11 is not installed there: carry its headers in .device-deps/include/CLI.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -79,22 +80,25 @@ fi
 step "CUPTI's own cost per launch, no tracer, no Python (tests/gpu/cupti_floor.cu)"
 rm -f "$OUT/cupti_floor.jsonl"
 for round in 1 2 3; do
-  for variant in off default pinned no-per-thread devbuf16 zeroed; do
-    timeout 60 build-gpu-tracer/tests/tracer/cupti_floor $variant | tee -a "$OUT/cupti_floor.jsonl" || failures+=(floor_$variant)
+  for variant in ${KAUDIT_FLOOR_VARIANTS:-off default pinned no-per-thread devbuf16 zeroed}; do
+    timeout 60 ${KAUDIT_OVERHEAD_CPUS:+taskset -c $KAUDIT_OVERHEAD_CPUS} build-gpu-tracer/tests/tracer/cupti_floor $variant | tee -a "$OUT/cupti_floor.jsonl" || failures+=(floor_$variant)
   done
 done
 
 step "overhead: no tracer, kaudit (whole, launch callbacks only, GPU records only), torch.profiler, side by side"
 rm -f /tmp/overhead.jsonl
+# KAUDIT_OVERHEAD_CPUS (for example 4-7): every overhead process on those
+# cores, so that where the scheduler puts a process does not differ by mode.
+pin=${KAUDIT_OVERHEAD_CPUS:+taskset -c $KAUDIT_OVERHEAD_CPUS}
 for round in ${KAUDIT_OVERHEAD_ROUNDS:-1 2}; do
   for mode in ${KAUDIT_OVERHEAD_MODES:-none kaudit kaudit-api kaudit-activity kaudit-kernels kaudit-none profiler}; do
     echo "--- round $round, $mode"
     if [[ $mode == kaudit* ]]; then
       parts=${mode#kaudit}; parts=${parts#-}
-      KAUDIT_TRACE_PARTS=${parts:-all} timeout 150 build-gpu-tracer/kaudit trace -q -o /tmp/overhead_trace_${mode}_$round.json -- \
+      KAUDIT_TRACE_PARTS=${parts:-all} timeout 150 $pin build-gpu-tracer/kaudit trace -q -o /tmp/overhead_trace_${mode}_$round.json -- \
         python3 tests/gpu/tracer_overhead.py measure $mode /tmp/overhead.jsonl || failures+=(overhead_$mode)
     else
-      timeout 150 python3 tests/gpu/tracer_overhead.py measure $mode /tmp/overhead.jsonl || failures+=(overhead_$mode)
+      timeout 150 $pin python3 tests/gpu/tracer_overhead.py measure $mode /tmp/overhead.jsonl || failures+=(overhead_$mode)
     fi
   done
 done
