@@ -17,6 +17,8 @@
 //   default, pinned (profiling data in pinned host memory), no-per-thread
 //   (one activity buffer for all threads), devbuf16 (16 MiB device buffer,
 //   as the tracer sets), zeroed (buffers handed over already zeroed).
+// Before any of that, the last 10 of 20 warm-up bursts give the subscribed
+// state before anything was ever enabled (warm_us).
 // Host time per launch is the burst's wall time / 200; the burst is followed
 // by an untimed synchronisation, so the launch queue never fills. Prints one
 // JSON line: median host µs per launch per state, and the kernel records
