@@ -11,6 +11,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <map>
 #include <set>
@@ -439,28 +440,50 @@ TEST(Docs, TracerExampleIsTheSummaryOfTheFixture) {
 }
 
 // ---- the C interface and `kaudit trace`, which work without a GPU
-TEST(TracerLibrary, CallsWithoutCudaMakeAJournalThatSaysSo) {
-  const fs::path journal = fs::temp_directory_path() / ("kaudit-model-test-" + std::to_string(getpid()) + ".jsonl");
+
+// The tracer library's C interface, loaded with dlopen.
+struct TracerApi {
+  int (*begin)(const char*, const char*, const char*, long long) = nullptr;
+  int (*end)() = nullptr;
+  int (*status)() = nullptr;
+  void (*finish)() = nullptr;
+};
+
+// Runs `use` in a child (so that this process's exit handlers stay its own)
+// with the tracer loaded and writing to a fresh journal, and returns that
+// journal as read by the model. `use` ends the child, as the test needs.
+Process journal_of_child(const std::string& name, const std::function<void(const TracerApi&)>& use) {
+  const fs::path journal = fs::temp_directory_path() / (name + "-" + std::to_string(getpid()) + ".jsonl");
   const pid_t child = fork();
-  if (child == 0) {  // in a child, so that this process's exit handlers stay its own
+  if (child == 0) {
     setenv("KAUDIT_TRACE_FILE", journal.c_str(), 1);
     void* lib = dlopen(KAUDIT_TRACER_LIB, RTLD_NOW);
     if (lib == nullptr) _exit(10);
-    auto begin = reinterpret_cast<int (*)(const char*, const char*, const char*, long long)>(
-        dlsym(lib, "kaudit_call_begin"));
-    auto end = reinterpret_cast<int (*)()>(dlsym(lib, "kaudit_call_end"));
-    auto status = reinterpret_cast<int (*)()>(dlsym(lib, "kaudit_tracer_status"));
-    if (begin == nullptr || end == nullptr || status == nullptr || status() != 0) _exit(11);
-    if (begin("warmup", "8", "bench", 0) != 1 || begin("timed", nullptr, nullptr, 1) != 2 || end() != 2 || end() != 0)
-      _exit(12);
-    std::exit(0);
+    TracerApi api;
+    api.begin = reinterpret_cast<decltype(api.begin)>(dlsym(lib, "kaudit_call_begin"));
+    api.end = reinterpret_cast<decltype(api.end)>(dlsym(lib, "kaudit_call_end"));
+    api.status = reinterpret_cast<decltype(api.status)>(dlsym(lib, "kaudit_tracer_status"));
+    api.finish = reinterpret_cast<decltype(api.finish)>(dlsym(lib, "kaudit_tracer_finish"));
+    if (!api.begin || !api.end || !api.status || !api.finish) _exit(11);
+    use(api);
+    _exit(12);  // `use` should have ended the child
   }
   int st = 0;
   waitpid(child, &st, 0);
-  ASSERT_TRUE(WIFEXITED(st));
-  ASSERT_EQ(WEXITSTATUS(st), 0);
-  const Process p = load_journal_file(journal.string());
+  EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << "child status " << st;
+  Process p = load_journal_file(journal.string());
   fs::remove(journal);
+  return p;
+}
+
+TEST(TracerLibrary, CallsWithoutCudaMakeAJournalThatSaysSo) {
+  const Process p = journal_of_child("kaudit-model-test", [](const TracerApi& api) {
+    if (api.status() != 0) _exit(13);
+    if (api.begin("warmup", "8", "bench", 0) != 1 || api.begin("timed", nullptr, nullptr, 1) != 2 ||
+        api.end() != 2 || api.end() != 0)
+      _exit(14);
+    std::exit(0);  // through the exit handler
+  });
   ASSERT_EQ(p.calls.size(), 2u);
   EXPECT_EQ(p.calls[0].phase, "warmup");
   EXPECT_TRUE(p.calls[0].implicit_end);
@@ -475,30 +498,14 @@ TEST(TracerLibrary, CallsWithoutCudaMakeAJournalThatSaysSo) {
 // kaudit_tracer_finish writes the end line instead, and whatever comes after
 // it neither reaches the journal nor truncates it by reopening it.
 TEST(TracerLibrary, FinishEndsTheJournalBeforeUnderscoreExit) {
-  const fs::path journal = fs::temp_directory_path() / ("kaudit-finish-test-" + std::to_string(getpid()) + ".jsonl");
-  const pid_t child = fork();
-  if (child == 0) {
-    setenv("KAUDIT_TRACE_FILE", journal.c_str(), 1);
-    void* lib = dlopen(KAUDIT_TRACER_LIB, RTLD_NOW);
-    if (lib == nullptr) _exit(10);
-    auto begin = reinterpret_cast<int (*)(const char*, const char*, const char*, long long)>(
-        dlsym(lib, "kaudit_call_begin"));
-    auto end = reinterpret_cast<int (*)()>(dlsym(lib, "kaudit_call_end"));
-    auto finish = reinterpret_cast<void (*)()>(dlsym(lib, "kaudit_tracer_finish"));
-    if (begin == nullptr || end == nullptr || finish == nullptr) _exit(11);
-    begin("timed", "8", "bench", 0);
-    end();
-    finish();
-    begin("after", "8", "bench", 1);  // too late: not traced
-    end();
-    _exit(0);
-  }
-  int st = 0;
-  waitpid(child, &st, 0);
-  ASSERT_TRUE(WIFEXITED(st));
-  ASSERT_EQ(WEXITSTATUS(st), 0);
-  const Process p = load_journal_file(journal.string());
-  fs::remove(journal);
+  const Process p = journal_of_child("kaudit-finish-test", [](const TracerApi& api) {
+    api.begin("timed", "8", "bench", 0);
+    api.end();
+    api.finish();
+    api.begin("after", "8", "bench", 1);  // too late: not traced
+    api.end();
+    _exit(0);  // skips the exit handler, as os._exit does
+  });
   EXPECT_EQ(p.end_reason, "finish");
   EXPECT_TRUE(p.complete());
   ASSERT_EQ(p.calls.size(), 1u);
