@@ -618,6 +618,9 @@ def run_submission(torch):
                 del model, base, held
             if device == "cuda":
                 torch.cuda.empty_cache()
+        # Encode the records now, while nothing waits: the runner gives the
+        # process 5 s to exit after "done", and the exit's finish() then has
+        # little left to write.
         tracer.flush()
     except BaseException as e:
         fail(phase, e)

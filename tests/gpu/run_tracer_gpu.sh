@@ -77,19 +77,20 @@ timeout 120 build-gpu-tracer/kaudit trace -o /tmp/torch_app.json --chrome /tmp/t
   python3 tests/gpu/tracer_torch_app.py || failures+=(kaudit_trace_example)
 fi
 
+# KAUDIT_OVERHEAD_CPUS (for example 4-7): every measuring process on those
+# cores, so that where the scheduler puts a process does not differ by mode.
+pin=${KAUDIT_OVERHEAD_CPUS:+taskset -c $KAUDIT_OVERHEAD_CPUS}
+
 step "CUPTI's own cost per launch, no tracer, no Python (tests/gpu/cupti_floor.cu)"
 rm -f "$OUT/cupti_floor.jsonl"
 for round in 1 2 3; do
   for variant in ${KAUDIT_FLOOR_VARIANTS:-off default pinned no-per-thread devbuf16 zeroed}; do
-    timeout 60 ${KAUDIT_OVERHEAD_CPUS:+taskset -c $KAUDIT_OVERHEAD_CPUS} build-gpu-tracer/tests/tracer/cupti_floor $variant | tee -a "$OUT/cupti_floor.jsonl" || failures+=(floor_$variant)
+    timeout 60 $pin build-gpu-tracer/tests/tracer/cupti_floor $variant | tee -a "$OUT/cupti_floor.jsonl" || failures+=(floor_$variant)
   done
 done
 
-step "overhead: no tracer, kaudit (whole, launch callbacks only, GPU records only), torch.profiler, side by side"
+step "overhead: no tracer, kaudit (whole and in parts), torch.profiler, side by side"
 rm -f /tmp/overhead.jsonl
-# KAUDIT_OVERHEAD_CPUS (for example 4-7): every overhead process on those
-# cores, so that where the scheduler puts a process does not differ by mode.
-pin=${KAUDIT_OVERHEAD_CPUS:+taskset -c $KAUDIT_OVERHEAD_CPUS}
 for round in ${KAUDIT_OVERHEAD_ROUNDS:-1 2}; do
   for mode in ${KAUDIT_OVERHEAD_MODES:-none kaudit kaudit-api kaudit-activity kaudit-kernels kaudit-none profiler}; do
     echo "--- round $round, $mode"
