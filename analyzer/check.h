@@ -8,6 +8,7 @@
 #include "analyzer/python/module.h"
 #include "analyzer/source_file.h"
 #include "rules/finding.h"
+#include "rules/finding_info.h"
 #include "rules/problem.h"
 #include "rules/rule_pack.h"
 
@@ -19,17 +20,10 @@
 
 namespace kaudit::analyzer {
 
-enum LanguageMask : unsigned { kPython = 1u, kCxx = 2u };
-
-struct CheckInfo {
-  std::string_view id;  // stable, kebab-case, documented in docs/findings.md
-  rules::Category category;
-  rules::Confidence confidence;  // default confidence of its findings
-  unsigned languages;            // LanguageMask bits
-  std::string_view summary;      // one line
-  std::string_view explanation;  // one paragraph: what it means and why it matters
-  std::string_view confirm;      // how a person confirms it by hand
-};
+using rules::kCxx;
+using rules::kPython;
+// A check's entry in the finding catalog (source: static).
+using CheckInfo = rules::FindingInfo;
 
 // One C++/CUDA source of the submission with what the front read from it.
 struct CxxUnit {
