@@ -2,6 +2,10 @@
 # format 14, which Debian's libtree-sitter 0.20.7 accepts), fetched from the
 # npm registry into the build tree at configure time. Never committed.
 set(KAUDIT_TS_PYTHON_VERSION 0.23.6)
+# SHA-256 of tree-sitter-python-0.23.6.tgz as npm serves it (its sha512 matches
+# the registry's dist.integrity). A new version needs a new value:
+# `npm pack tree-sitter-python@VERSION && sha256sum tree-sitter-python-VERSION.tgz`.
+set(KAUDIT_TS_PYTHON_SHA256 aab5b860d93dbf84b37fed532f7dacc0468ede5387d0c74911d68f964287662a)
 set(KAUDIT_TS_PYTHON_DIR ${CMAKE_BINARY_DIR}/_deps/tree-sitter-python-${KAUDIT_TS_PYTHON_VERSION})
 if(NOT EXISTS ${KAUDIT_TS_PYTHON_DIR}/package/src/parser.c)
   find_program(NPM npm REQUIRED)
@@ -13,8 +17,15 @@ if(NOT EXISTS ${KAUDIT_TS_PYTHON_DIR}/package/src/parser.c)
   if(NOT npm_rc EQUAL 0)
     message(FATAL_ERROR "npm pack tree-sitter-python@${KAUDIT_TS_PYTHON_VERSION} failed: ${npm_err}")
   endif()
-  file(ARCHIVE_EXTRACT INPUT ${KAUDIT_TS_PYTHON_DIR}/tree-sitter-python-${KAUDIT_TS_PYTHON_VERSION}.tgz
-       DESTINATION ${KAUDIT_TS_PYTHON_DIR})
+  set(tarball ${KAUDIT_TS_PYTHON_DIR}/tree-sitter-python-${KAUDIT_TS_PYTHON_VERSION}.tgz)
+  file(SHA256 ${tarball} tarball_sha256)
+  if(NOT tarball_sha256 STREQUAL KAUDIT_TS_PYTHON_SHA256)
+    file(REMOVE ${tarball})
+    message(FATAL_ERROR "tree-sitter-python@${KAUDIT_TS_PYTHON_VERSION} from npm has SHA-256 ${tarball_sha256}, "
+                        "not the pinned ${KAUDIT_TS_PYTHON_SHA256} (cmake/TreeSitterPython.cmake): "
+                        "the download was removed; nothing was extracted.")
+  endif()
+  file(ARCHIVE_EXTRACT INPUT ${tarball} DESTINATION ${KAUDIT_TS_PYTHON_DIR})
 endif()
 add_library(tree_sitter_python STATIC
   ${KAUDIT_TS_PYTHON_DIR}/package/src/parser.c
