@@ -86,11 +86,11 @@ class FallbackToBannedCheck : public Check {
   struct Scan {
     const python::Module& m;
     const rules::RulePack& rules;
-    std::set<std::string> guard_names;            // names assigned in an except handler
-    std::set<std::string> reference_handles;      // `self.ref`, `_ref` bound to Model(...)
-    std::map<std::string, std::string> helpers;   // function name -> banned thing it computes with
-    std::set<std::string> model_bases;            // resolved bases of the model class
-    std::map<std::pair<uint32_t, uint32_t>, const python::Call*> calls_by_span;
+    std::set<std::string> guard_names{};           // names assigned in an except handler
+    std::set<std::string> reference_handles{};     // `self.ref`, `_ref` bound to Model(...)
+    std::map<std::string, std::string> helpers{};  // function name -> banned thing it computes with
+    std::set<std::string> model_bases{};           // resolved bases of the model class
+    std::map<std::pair<uint32_t, uint32_t>, const python::Call*> calls_by_span{};
 
     static std::pair<uint32_t, uint32_t> span(Node n) {
       return {ts_node_start_byte(n.raw()), ts_node_end_byte(n.raw())};
