@@ -884,7 +884,9 @@ TEST(PythonFrontRobustness, GarbageIsBoundedInTime) {
   EXPECT_EQ(m->functions()[999].qualified_name, "f999");
   EXPECT_EQ(m->functions()[999].node.line(), 2 + 2 * 999);
   EXPECT_EQ(m->calls()[999].qualified, "torch.mm");
-  if (!m->unparsed_line_ranges().empty()) EXPECT_GT(m->unparsed_line_ranges().front().first, 2 + 2 * 999);
+  if (!m->unparsed_line_ranges().empty()) {
+    EXPECT_GT(m->unparsed_line_ranges().front().first, 2 + 2 * 999);
+  }
   for (const Call& c : m->calls()) {
     EXPECT_EQ(c.node.text(), std::string_view(text).substr(ts_node_start_byte(c.node.raw()),
                                                              ts_node_end_byte(c.node.raw()) - ts_node_start_byte(c.node.raw())));

@@ -131,7 +131,7 @@ TEST_F(TracerGpuPython, SpawnedProcessIsTracedToo) {
   size_t with_kernels = 0;
   for (const Process& p : t.processes) {
     with_kernels += p.kernels.empty() ? 0 : 1;
-    if (p.cupti_seen) EXPECT_TRUE(p.complete()) << p.pid << notes(p);
+    if (p.cupti_seen) { EXPECT_TRUE(p.complete()) << p.pid << notes(p); }
   }
   EXPECT_EQ(with_kernels, 2u);
 }
@@ -144,7 +144,7 @@ TEST_F(TracerGpuPython, SecondProfilerNeitherHangsNorCrashesAndLossIsNoted) {
   size_t unrecorded = 0;
   for (const CallSummary& s : summarize_calls(p, Families::builtin())) unrecorded += s.unrecorded_launches;
   // Either every launch still has its kernel, or the trace says some do not.
-  if (unrecorded > 0) EXPECT_TRUE(has_note(p, "no kernel record")) << notes(p);
+  if (unrecorded > 0) { EXPECT_TRUE(has_note(p, "no kernel record")) << notes(p); }
   RecordProperty("unrecorded_launches_under_torch_profiler", static_cast<int>(unrecorded));
   std::printf("under torch.profiler: %zu kernels recorded, %zu launches without a record%s\n", p.kernels.size(),
               unrecorded, notes(p).c_str());

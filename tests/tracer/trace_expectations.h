@@ -92,10 +92,10 @@ inline void expect_cuda_app_trace(const Trace& t) {
   };
   const Kernel* a = once_in("kaudit_test_stream_a", "two_streams");
   const Kernel* b = once_in("kaudit_test_stream_b", "two_streams");
-  if (a != nullptr && b != nullptr) EXPECT_NE(a->stream, b->stream);
+  if (a != nullptr && b != nullptr) { EXPECT_NE(a->stream, b->stream); }
   for (const char* name : {"kaudit_test_graph_first", "kaudit_test_graph_second"}) {
     const Kernel* k = once_in(name, "replay");
-    if (k != nullptr) EXPECT_NE(k->graph, 0u) << name;
+    if (k != nullptr) { EXPECT_NE(k->graph, 0u) << name; }
   }
   once_in("kaudit_test_outside", "");
   EXPECT_TRUE(kernels_in(p, call_id(p, "capture")).empty()) << describe(p, kernels_in(p, call_id(p, "capture")));
@@ -119,13 +119,13 @@ inline void expect_cuda_app_trace(const Trace& t) {
   EXPECT_EQ(out, (std::multiset<std::string>{"memcpy:DtoH", "memcpy:DtoD"}));
 
   for (const CallSummary& s : summarize_calls(p, Families::builtin())) {
-    if (s.phase == "two_streams") EXPECT_EQ(s.streams.size(), 2u);
+    if (s.phase == "two_streams") { EXPECT_EQ(s.streams.size(), 2u); }
     if (s.phase == "replay") {
       EXPECT_EQ(s.graph_launches, 1u);
       EXPECT_EQ(s.graph_kernels, 2u);
     }
-    if (s.phase == "gemm") EXPECT_EQ(s.own_share(), 0.0);
-    if (s.phase == "two_streams") EXPECT_EQ(s.own_share(), 1.0);
+    if (s.phase == "gemm") { EXPECT_EQ(s.own_share(), 0.0); }
+    if (s.phase == "two_streams") { EXPECT_EQ(s.own_share(), 1.0); }
     EXPECT_EQ(s.unrecorded_launches, 0u) << s.phase;
   }
 }
@@ -193,9 +193,9 @@ inline void expect_torch_app_trace(const Trace& t) {
   for (const CallSummary& s : summarize_calls(p, Families::builtin())) {
     EXPECT_EQ(s.unrecorded_launches, 0u) << s.phase;
     EXPECT_EQ(s.timer_reads, s.phase == "self_timing" ? 1u : 0u) << s.phase;
-    if (s.phase == "graph_replay") EXPECT_EQ(s.graph_launches, 1u);
-    if (s.phase == "triton") EXPECT_EQ(s.own_share(), 1.0);
-    if (s.phase == "matmul") EXPECT_EQ(s.own_share(), 0.0);
+    if (s.phase == "graph_replay") { EXPECT_EQ(s.graph_launches, 1u); }
+    if (s.phase == "triton") { EXPECT_EQ(s.own_share(), 1.0); }
+    if (s.phase == "matmul") { EXPECT_EQ(s.own_share(), 0.0); }
   }
   // The Chrome export of a real trace has kernels, calls and flows.
   const auto chrome = chrome_trace(t, Families::builtin());
