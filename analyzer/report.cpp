@@ -1,6 +1,7 @@
 #include "analyzer/report.h"
 
 #include "analyzer/checks/registry.h"
+#include "kaudit/version.h"
 
 #include <map>
 #include <set>
@@ -8,8 +9,6 @@
 
 namespace kaudit::analyzer {
 namespace {
-
-constexpr const char* kVersion = "0.1.0";
 
 std::map<std::string, int> count_by_category(const std::vector<FileReport>& files) {
   std::map<std::string, int> counts = {{"cheat", 0}, {"benchmark-aware", 0}, {"suspicious", 0}, {"info", 0}};

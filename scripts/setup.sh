@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 
 packages=(cmake ninja-build g++ pkg-config clang-19 libclang-19-dev llvm-19-dev libtree-sitter-dev
           nlohmann-json3-dev libcli11-dev libyaml-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev
-          libicu-dev python3-torch chromium)
+          libicu-dev python3-torch chromium universal-ctags)
 command -v npm >/dev/null 2>&1 || packages+=(npm)
 
 missing=()
@@ -24,13 +24,20 @@ if ((${#missing[@]})); then
 fi
 
 # The tracer needs the CUDA toolkit (CUPTI); without it kaudit builds without the tracer.
+# KAUDIT_CUDA_ROOT (default /usr/local/cuda) says where the toolkit is.
+cuda_root=${KAUDIT_CUDA_ROOT:-/usr/local/cuda}
 tracer=ON
-if [[ ! -f /usr/local/cuda/include/cupti.h ]]; then
-  echo "setup: no CUDA toolkit at /usr/local/cuda: building without the tracer"
+if [[ ! -f $cuda_root/include/cupti.h && ! -f $cuda_root/extras/CUPTI/include/cupti.h ]]; then
+  echo "setup: no CUDA toolkit with CUPTI at $cuda_root: building without the tracer"
   tracer=OFF
 fi
 
-if [[ ! -f build/build.ninja ]]; then
-  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DKAUDIT_BUILD_TRACER=$tracer >/dev/null
+# On CI (CI set and not empty) warnings are errors.
+werror=OFF
+[[ -n ${CI:-} ]] && werror=ON
+
+if [[ ! -f build/build.ninja || $werror == ON ]]; then
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DKAUDIT_BUILD_TRACER=$tracer \
+    -DKAUDIT_CUDA_ROOT="$cuda_root" -DKAUDIT_WERROR=$werror >/dev/null
 fi
 cmake --build build -j "$(nproc)"
