@@ -1,7 +1,8 @@
 // The interface every check implements, in the manner of clang-tidy's
-// check modules: one check a file under analyzer/checks/, registered in
-// analyzer/checks/registry.cpp, tested by tests/analyzer/checks/<id>.*
-// whose expectations sit on the offending lines.
+// check modules: one check a file under analyzer/checks/, registered by one
+// line in analyzer/checks/check_list.def, tested by tests/analyzer/checks/<id>/
+// whose expectations sit on the offending lines (scripts/add_check.sh makes
+// all three).
 #pragma once
 
 #include "analyzer/cxx/facts.h"
@@ -14,8 +15,10 @@
 
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 namespace kaudit::analyzer {
@@ -55,13 +58,19 @@ class FindingSink {
  public:
   explicit FindingSink(std::vector<rules::Finding>& out) : out_(out) {}
   // Records a finding of `check` at `line`/`column` of `file`; embedded
-  // lines are mapped back to the .py by SourceFile::location.
-  void report(const CheckInfo& check, const SourceFile& file, int line, int column, std::string message,
+  // lines are mapped back to the .py by SourceFile::location. A finding is
+  // about a line, not about how many spellings the line has: a second
+  // finding of the same check on the same line of the same file (after
+  // mapping, so embedded lines that land on one .py line count once) is
+  // dropped, and the first one stands. Findings with no line (0) are all
+  // kept. Returns whether the finding was recorded.
+  bool report(const CheckInfo& check, const SourceFile& file, int line, int column, std::string message,
               std::string symbol = {}, std::optional<rules::Confidence> confidence = std::nullopt,
               std::optional<rules::Category> category = std::nullopt);
 
  private:
   std::vector<rules::Finding>& out_;
+  std::set<std::tuple<std::string, std::string, int>> reported_;  // (id, file, line)
 };
 
 class Check {

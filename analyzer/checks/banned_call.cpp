@@ -68,7 +68,7 @@ std::string banned_python(const rules::RulePack& r, const std::string& q) {
     if (contains_str(r.banned_tensor_methods, x)) return "torch.Tensor." + x;
   }
   if (is_under(q, "torch.Tensor")) {
-    std::string x = last_component(q);
+    std::string x(last_component(q));
     if (contains_str(r.banned_tensor_methods, x)) return "torch.Tensor." + x;
     if (r.matmul_operator_banned && is_matmul_dunder(x)) return "torch.Tensor." + x;
   }
@@ -94,7 +94,7 @@ std::string why_banned(const rules::RulePack& r, const std::string& op) {
 
 // Whether the receiver of `x.sort(...)` is a Python list rather than a tensor.
 bool looks_like_list_method(const Module& m, const python::Call& c) {
-  if (keyword_arg(c.node, "key").valid() || keyword_arg(c.node, "reverse").valid()) return true;
+  if (c.node.keyword_arg("key").valid() || c.node.keyword_arg("reverse").valid()) return true;
   Node recv = c.callee.field("object");
   if (!recv.valid()) return false;
   const auto t = recv.type();
@@ -163,10 +163,9 @@ class BannedCallCheck : public Check {
     }
   }
 
-  void report_py(const Module& m, FindingSink& sink, LineOnce& once, Node at, std::string message,
+  void report_py(const Module& m, FindingSink& sink, Node at, std::string message,
                  std::string symbol, std::optional<rules::Confidence> conf = std::nullopt) const {
-    if (!once.first(at.line())) return;
-    Reach r = reach_of(m, at);
+    Reach r = m.reach_of(at);
     message += reach_note(r) + ".";
     sink.report(kInfo, m.file(), at.line(), at.column(), std::move(message), std::move(symbol),
                 conf ? conf : std::optional(confidence_for(r)));
@@ -183,7 +182,7 @@ class BannedCallCheck : public Check {
         const std::string target(left.text());
         for (const auto& c : m.calls())
           if (c.callee.valid() && c.callee.text() == target) {
-            Reach r = reach_of(m, c.node);
+            Reach r = m.reach_of(c.node);
             if (r == Reach::forward || r == Reach::unknown) return std::to_string(c.node.line());
           }
         return {};
@@ -196,11 +195,10 @@ class BannedCallCheck : public Check {
   }
 
   void run_python(const Module& m, const rules::RulePack& r, FindingSink& sink) const {
-    LineOnce once;
     std::set<std::pair<uint32_t, uint32_t>> callees;
     for (const auto& c : m.calls()) {
-      if (c.callee.valid()) callees.insert(key(c.callee));
-      check_call(m, r, c, sink, once);
+      if (c.callee.valid()) callees.insert(c.callee.span());
+      check_call(m, r, c, sink);
     }
 
     if (r.matmul_operator_banned) {
@@ -209,7 +207,7 @@ class BannedCallCheck : public Check {
         if (t == "binary_operator" || t == "augmented_assignment") {
           Node op = n.field("operator");
           if (op.valid() && (op.text() == "@" || op.text() == "@="))
-            report_py(m, sink, once, n,
+            report_py(m, sink, n,
                       "the `" + std::string(op.text()) + "` operator is a matrix multiply (torch.matmul), which the "
                       "rule pack bans",
                       std::string(op.text()));
@@ -224,14 +222,14 @@ class BannedCallCheck : public Check {
       const auto t = n.type();
       if (t == "import_statement" || t == "import_from_statement" || t == "decorator") return false;
       if (t != "attribute" && t != "identifier") return true;
-      if (callees.count(key(n))) return false;
+      if (callees.count(n.span())) return false;
       Node parent = n.parent();
       if (parent.valid()) {
         const auto pt = parent.type();
         // `mm = torch.matmul` is an alias the front follows to the call.
         if (pt == "assignment") {
           Node left = parent.field("left");
-          if (left.valid() && (left == n || contains(left, n))) return false;
+          if (left.valid() && (left == n || left.contains(n))) return false;
           if (left.valid() && left.type() == "identifier") return false;
         }
         if (pt == "keyword_argument" && parent.field("name") == n) return false;
@@ -243,7 +241,7 @@ class BannedCallCheck : public Check {
       if (!q) return true;
       std::string op = banned_python(r, *q);
       if (op.empty()) return true;
-      report_py(m, sink, once, n,
+      report_py(m, sink, n,
                 op + " is used as a value (`" + one_line(n.text(), 60) + "`), to be called elsewhere; " +
                     why_banned(r, op),
                 op);
@@ -251,32 +249,31 @@ class BannedCallCheck : public Check {
     });
   }
 
-  void check_call(const Module& m, const rules::RulePack& r, const python::Call& c, FindingSink& sink,
-                  LineOnce& once) const {
+  void check_call(const Module& m, const rules::RulePack& r, const python::Call& c, FindingSink& sink) const {
     std::string op = banned_python(r, c.qualified);
     if (!op.empty()) {
       std::string path = alias_path(m, c.callee, c.qualified);
       std::string shown = c.qualified == op ? op : c.qualified + " (" + op + ")";
-      const std::string last = last_component(op);
+      const std::string last(last_component(op));
       if (!last.empty() && is_upper(last[0])) {
         // A module class such as nn.Linear: constructing it is harmless, calling it is the offence.
         std::string called_at = module_call_site(m, c);
         std::string msg = shown + " is constructed" + (path.empty() ? "" : " (" + path + ")");
         if (!called_at.empty()) {
           msg += " and called from forward at line " + called_at + ", " + why_banned(r, op);
-          report_py(m, sink, once, c.node, msg, op, rules::Confidence::high);
+          report_py(m, sink, c.node, msg, op, rules::Confidence::high);
         } else {
           msg += " but never called from forward (its parameters may only be read), " + why_banned(r, op);
-          report_py(m, sink, once, c.node, msg, op, rules::Confidence::low);
+          report_py(m, sink, c.node, msg, op, rules::Confidence::low);
         }
         return;
       }
-      report_py(m, sink, once, c.node,
+      report_py(m, sink, c.node,
                 shown + " is called" + (path.empty() ? "" : ", " + path) + ", " + why_banned(r, op), op);
       return;
     }
     if (!c.qualified.empty()) {
-      check_library_load(m, r, c, sink, once);
+      check_library_load(m, r, c, sink);
       return;
     }
     // x.matmul(y), x.topk(k): a Tensor method whatever the receiver.
@@ -285,7 +282,7 @@ class BannedCallCheck : public Check {
     if (method.empty() && c.callee.valid() && c.callee.type() == "call") {
       // getattr(x, "mat" + "mul")(y)
       Node inner_fn = c.callee.field("function");
-      auto args = positional_args(c.callee);
+      auto args = c.callee.positional_args();
       if (inner_fn.valid() && inner_fn.text() == "getattr" && args.size() >= 2)
         if (auto name = m.constant_string(args[1])) {
           method = *name;
@@ -300,28 +297,27 @@ class BannedCallCheck : public Check {
     if (receiver_is_own_code(m, recv, method)) return;
     std::string on = recv.valid() ? " on `" + one_line(recv.text(), 40) + "`" : "";
     const std::string op_name = "torch.Tensor." + method;
-    report_py(m, sink, once, c.node,
+    report_py(m, sink, c.node,
               "the Tensor method ." + method + "()" + (dunder ? " (the `@` operator)" : "") + " is called" + on + how +
                   ", " + why_banned(r, dunder ? std::string("torch.matmul") : op_name),
               op_name);
   }
 
   // ctypes.CDLL("libcublasLt.so"): the banned library loaded by hand.
-  void check_library_load(const Module& m, const rules::RulePack& r, const python::Call& c, FindingSink& sink,
-                          LineOnce& once) const {
+  void check_library_load(const Module& m, const rules::RulePack& r, const python::Call& c, FindingSink& sink) const {
     static const char* kLoaders[] = {"ctypes.CDLL", "ctypes.cdll.LoadLibrary", "ctypes.PyDLL",
                                      "ctypes.util.find_library", "ctypes.LibraryLoader", "cffi.FFI.dlopen"};
     bool loader = false;
     for (const char* l : kLoaders) loader = loader || c.qualified == l;
     if (!loader && last_component(c.qualified) != "dlopen") return;
-    auto args = positional_args(c.node);
+    auto args = c.node.positional_args();
     if (args.empty()) return;
     auto name = m.constant_string(args[0]);
     if (!name) return;
     for (std::string lib : r.banned_libraries) {
       std::string bare = lib.rfind("lib", 0) == 0 ? lib.substr(3) : lib;
       if (name->find(lib) != std::string::npos || *name == bare) {
-        report_py(m, sink, once, c.node,
+        report_py(m, sink, c.node,
                   "the library " + *name + " is loaded by hand through " + c.qualified + ", which the rule pack bans",
                   lib);
         return;
@@ -353,9 +349,7 @@ class BannedCallCheck : public Check {
             break;
           }
     }
-    std::set<std::pair<const SourceFile*, int>> seen;
     for (const auto& h : compute) {
-      if (!seen.insert({h.unit->file, h.call->line}).second) continue;
       std::string spelled = h.call->spelled.empty() || h.call->spelled == h.call->callee
                                 ? ""
                                 : " (written `" + h.call->spelled + "`)";

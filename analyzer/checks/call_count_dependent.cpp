@@ -104,7 +104,6 @@ class CallCountCheck : public Check {
     }
     if (counters.empty()) return;
 
-    LineOnce once;
     m.walk([&](Node n) {
       if (n.type() != "comparison_operator") return true;
       auto kids = n.named_children();
@@ -121,14 +120,13 @@ class CallCountCheck : public Check {
         else if (is_int_literal(k)) number = true;
       }
       if (counter.empty() || !number) return true;
-      check_branch(m, n, counter, counters[counter], sink, once);
+      check_branch(m, n, counter, counters[counter], sink);
       return true;
     });
   }
 
  private:
-  void check_branch(const Module& m, Node cmp, const std::string& counter, int incremented_at, FindingSink& sink,
-                    LineOnce& once) const {
+  void check_branch(const Module& m, Node cmp, const std::string& counter, int incremented_at, FindingSink& sink) const {
     Node branch;
     for (Node p = cmp.parent(); p.valid(); p = p.parent()) {
       const auto t = p.type();
@@ -142,7 +140,7 @@ class CallCountCheck : public Check {
     const std::string cond = one_line(cmp.text(), 50);
     const std::string inc = " (incremented at line " + std::to_string(incremented_at) + ")";
     if (branch.type() == "conditional_expression") {
-      report(m, cmp, sink, once, "the result depends on the call counter " + counter + inc + " through `" + cond + "`",
+      report(m, cmp, sink, "the result depends on the call counter " + counter + inc + " through `" + cond + "`",
              rules::Confidence::medium, rules::Category::cheat);
       return;
     }
@@ -154,12 +152,12 @@ class CallCountCheck : public Check {
       auto kids = ret.named_children();
       const bool stored = !kids.empty() && kids[0].text().starts_with("self.");
       if (stored) {
-        report(m, cmp, sink, once,
+        report(m, cmp, sink,
                "after `" + cond + "` on the call counter " + counter + inc + " the call returns stored state (`" +
                    one_line(ret.text(), 40) + "`) instead of computing",
                rules::Confidence::high, rules::Category::cheat);
       } else {
-        report(m, cmp, sink, once,
+        report(m, cmp, sink,
                "the call counter " + counter + inc + " decides through `" + cond + "` whether the call returns early (`" +
                    one_line(ret.text(), 40) + "`)",
                rules::Confidence::medium, rules::Category::cheat);
@@ -169,17 +167,16 @@ class CallCountCheck : public Check {
     const int in_body = count_calls(m, body);
     const int in_alt = count_calls(m, alt);
     if ((in_body == 0) != (in_alt == 0))
-      report(m, cmp, sink, once,
+      report(m, cmp, sink,
              "the call counter " + counter + inc + " decides through `" + cond +
                  "` whether work is done, so early calls (warm-up, checking) and later ones (timing) differ",
              rules::Confidence::medium, rules::Category::suspicious);
   }
 
-  void report(const Module& m, Node at, FindingSink& sink, LineOnce& once, std::string msg, rules::Confidence c,
+  void report(const Module& m, Node at, FindingSink& sink, std::string msg, rules::Confidence c,
               rules::Category cat) const {
-    if (!once.first(at.line())) return;
     msg[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(msg[0])));
-    sink.report(kInfo, m.file(), at.line(), at.column(), msg + reach_note(reach_of(m, at)) + ".", "", c, cat);
+    sink.report(kInfo, m.file(), at.line(), at.column(), msg + reach_note(m.reach_of(at)) + ".", "", c, cat);
   }
 };
 

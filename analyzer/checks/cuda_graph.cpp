@@ -90,9 +90,8 @@ class CudaGraphCheck : public Check {
     return {};
   }
 
-  void report_site(const Module& m, FindingSink& sink, LineOnce& once, Node at, const std::string& what,
+  void report_site(const Module& m, FindingSink& sink, Node at, const std::string& what,
                    const std::string& symbol) const {
-    if (!once.first(at.line())) return;
     bool same = false;
     std::string key = keyed_on(m, at, same);
     std::string msg = what;
@@ -101,12 +100,11 @@ class CudaGraphCheck : public Check {
       msg += ", keyed on input pointers (" + key + ")";
       conf = same ? rules::Confidence::high : rules::Confidence::medium;
     }
-    msg += reach_note(reach_of(m, at)) + ".";
+    msg += reach_note(m.reach_of(at)) + ".";
     sink.report(kInfo, m.file(), at.line(), at.column(), msg, symbol, conf);
   }
 
   void run_python(const Module& m, FindingSink& sink) const {
-    LineOnce once;
     bool has_capture = false;
     for (const auto& c : m.calls()) {
       const std::string& q = c.qualified;
@@ -118,43 +116,43 @@ class CudaGraphCheck : public Check {
     }
     for (const auto& c : m.calls()) {
       const std::string& q = c.qualified;
-      const std::string last = last_component(q);
+      const std::string last(last_component(q));
       if (q == "torch.cuda.graph" || q == "torch.cuda.graphs.graph") {
-        report_site(m, sink, once, c.node, "work is captured into a CUDA graph with torch.cuda.graph", q);
+        report_site(m, sink, c.node, "work is captured into a CUDA graph with torch.cuda.graph", q);
       } else if (q == "torch.cuda.make_graphed_callables" || q == "torch.cuda.graphs.make_graphed_callables") {
-        report_site(m, sink, once, c.node, "make_graphed_callables captures a callable into CUDA graphs", q);
+        report_site(m, sink, c.node, "make_graphed_callables captures a callable into CUDA graphs", q);
       } else if (c.method == "capture_begin" || c.method == "begin_capture") {
-        report_site(m, sink, once, c.node, "stream capture into a CUDA graph begins (." + c.method + "())", c.method);
+        report_site(m, sink, c.node, "stream capture into a CUDA graph begins (." + c.method + "())", c.method);
       } else if (last.starts_with("cudaStreamBeginCapture") || last.starts_with("cuStreamBeginCapture")) {
-        report_site(m, sink, once, c.node, last + " begins a CUDA graph capture", q);
+        report_site(m, sink, c.node, last + " begins a CUDA graph capture", q);
       } else if (last == "cudaGraphLaunch" || last == "cuGraphLaunch") {
-        report_site(m, sink, once, c.node, last + " replays a CUDA graph", q);
+        report_site(m, sink, c.node, last + " replays a CUDA graph", q);
       } else if (c.method == "replay" && receiver_is_graph(m, c)) {
-        report_site(m, sink, once, c.node,
+        report_site(m, sink, c.node,
                     "a CUDA graph is replayed (`" + one_line(c.callee.text(), 40) + "()`) instead of launching kernels",
                     "replay");
       } else if ((is_under(q, "torch.cuda.CUDAGraph") && q == "torch.cuda.CUDAGraph") && !has_capture) {
-        report_site(m, sink, once, c.node, "a torch.cuda.CUDAGraph is created", q);
+        report_site(m, sink, c.node, "a torch.cuda.CUDAGraph is created", q);
       } else if (q == "torch.compile") {
-        check_compile(m, c, sink, once);
+        check_compile(m, c, sink);
       }
     }
   }
 
   // torch.compile(mode="reduce-overhead") and friends capture CUDA graphs.
-  void check_compile(const Module& m, const python::Call& c, FindingSink& sink, LineOnce& once) const {
-    Node mode = keyword_arg(c.node, "mode");
+  void check_compile(const Module& m, const python::Call& c, FindingSink& sink) const {
+    Node mode = c.node.keyword_arg("mode");
     if (mode.valid()) {
       auto v = m.constant_string(mode);
       if (v && (*v == "reduce-overhead" || *v == "max-autotune")) {
-        report_site(m, sink, once, c.node, "torch.compile(mode=\"" + *v + "\") replays CUDA graphs", "torch.compile");
+        report_site(m, sink, c.node, "torch.compile(mode=\"" + *v + "\") replays CUDA graphs", "torch.compile");
         return;
       }
     }
-    Node options = keyword_arg(c.node, "options");
+    Node options = c.node.keyword_arg("options");
     if (options.valid() && options.text().find("cudagraphs") != std::string_view::npos &&
         options.text().find("True") != std::string_view::npos)
-      report_site(m, sink, once, c.node, "torch.compile with cudagraphs enabled in its options replays CUDA graphs",
+      report_site(m, sink, c.node, "torch.compile with cudagraphs enabled in its options replays CUDA graphs",
                   "torch.compile");
   }
 
@@ -165,13 +163,11 @@ class CudaGraphCheck : public Check {
     for (const auto& u : s.cxx) {
       if (!u.facts || !u.file) continue;
       bool any_primary = false;
-      std::set<int> lines;
       const cxx::Call* first_other = nullptr;
       for (const auto& c : u.facts->calls) {
         std::string callee = c.callee.starts_with("::") ? c.callee.substr(2) : c.callee;
         if (std::regex_match(callee, primary)) {
           any_primary = true;
-          if (!lines.insert(c.line).second) continue;
           std::string what = callee.find("Capture") != std::string::npos ? " begins a CUDA graph capture"
                              : callee.find("Launch") != std::string::npos ? " replays a CUDA graph"
                              : callee.find("Instantiate") != std::string::npos

@@ -2,7 +2,7 @@
 // answer: a torch.Tensor subclass or an object that intercepts torch calls
 // (computing lazily, when the checker looks), a lambda or generator, or a
 // broadcast view of a tiny buffer that looks like a full-size result.
-#include "analyzer/checks/call_path.h"
+#include "analyzer/checks/pattern_helpers.h"
 #include "analyzer/checks/factories.h"
 
 #include <map>
@@ -60,12 +60,12 @@ bool is_tiny_allocation(const python::Module& m, const python::Call& c) {
                                                         "torch.rand", "torch.randn"};
   static const std::set<std::string_view> methods = {"new_zeros", "new_ones", "new_empty", "new_full"};
   if (c.qualified == "torch.tensor" || c.qualified == "torch.scalar_tensor") {
-    auto args = call_path::positional_args(c.node);
+    auto args = c.node.positional_args();
     return !args.empty() && (args[0].type() == "integer" || args[0].type() == "float");
   }
   const bool factory = factories.count(c.qualified) > 0;
   if (!factory && !methods.count(c.method)) return false;
-  auto args = call_path::positional_args(c.node);
+  auto args = c.node.positional_args();
   if (args.empty()) return false;
   // Every size given is the literal 1 (or an empty tuple).
   Node size = args[0];
@@ -90,7 +90,6 @@ class DisguisedOutputCheck : public Check {
   void run(const Submission& s, const Context&, FindingSink& sink) const override {
     if (!s.python) return;
     const python::Module& m = *s.python;
-    call_path::OncePerLine out(kInfo, sink);
 
     // Classes: tensor subclasses (directly or through another class of this file) and torch modes.
     std::set<std::string> tensor_classes, own_classes;
@@ -106,7 +105,7 @@ class DisguisedOutputCheck : public Check {
       for (const auto& b : cls.bases) module = module || is_module_base(b);
       if (!module) own_classes.insert(cls.name);
       if (tensor_classes.count(cls.name)) {
-        out.report(m.file(), cls.node.line(), cls.node.column(),
+        sink.report(kInfo, m.file(), cls.node.line(), cls.node.column(),
                    "The class " + cls.name +
                        " subclasses torch.Tensor, so a returned result can compute or change its values when it is "
                        "read instead of holding them.",
@@ -115,7 +114,7 @@ class DisguisedOutputCheck : public Check {
       }
       for (const auto& b : cls.bases)
         if (is_mode_base(b)) {
-          out.report(m.file(), cls.node.line(), cls.node.column(),
+          sink.report(kInfo, m.file(), cls.node.line(), cls.node.column(),
                      "The class " + cls.name + " derives from " + b +
                          ", which intercepts every torch call made while it is active.",
                      cls.name);
@@ -124,35 +123,35 @@ class DisguisedOutputCheck : public Check {
     }
     for (const auto& f : m.functions())
       if (f.name == "__torch_function__" || f.name == "__torch_dispatch__")
-        out.report(m.file(), f.node.line(), f.node.column(),
+        sink.report(kInfo, m.file(), f.node.line(), f.node.column(),
                    (f.class_name.empty() ? f.name : f.class_name + "." + f.name) +
                        " intercepts torch operations, so reads and comparisons of the output can be answered by the "
                        "submission's own code.",
                    f.qualified_name);
 
     for (const auto& c : m.calls()) {
-      const std::string_view last = call_path::last_component(c.qualified.empty() ? c.method : c.qualified);
+      const std::string_view last = patterns::last_component(c.qualified.empty() ? c.method : c.qualified);
       if (last == "_make_subclass" || last == "_make_wrapper_subclass")
-        out.report(m.file(), c.node.line(), c.node.column(),
+        sink.report(kInfo, m.file(), c.node.line(), c.node.column(),
                    std::string(last) + " builds a tensor of a custom subclass that can disguise what it holds.",
                    std::string(last));
     }
 
-    forward_returns(m, own_classes, out);
-    stride_zero_views(m, out);
+    forward_returns(m, own_classes, sink);
+    stride_zero_views(m, sink);
   }
 
  private:
   // Return statements of the model's forward: lambdas, generators, partials, own objects.
   static void forward_returns(const python::Module& m, const std::set<std::string>& own_classes,
-                              call_path::OncePerLine& out) {
-    const python::FunctionDef* fwd = call_path::model_forward(m);
+                              FindingSink& sink) {
+    const python::FunctionDef* fwd = m.model_forward();
     if (!fwd) return;
     m.walk(fwd->node, [&](Node n) {
       const auto t = n.type();
       if ((t == "function_definition" || t == "class_definition") && !(n == fwd->node)) return false;
       if (t == "yield") {
-        out.report(m.file(), n.line(), n.column(),
+        sink.report(kInfo, m.file(), n.line(), n.column(),
                    "forward is a generator: it returns a lazy object instead of the output tensor.", "yield");
         return false;
       }
@@ -162,17 +161,17 @@ class DisguisedOutputCheck : public Check {
       Node v = kids[0];
       while (v.valid() && v.type() == "parenthesized_expression" && !v.named_children().empty()) v = v.named_children()[0];
       if (v.type() == "lambda") {
-        out.report(m.file(), n.line(), n.column(),
+        sink.report(kInfo, m.file(), n.line(), n.column(),
                    "forward returns a lambda, so the output is computed only when someone calls it.", "lambda");
       } else if (v.type() == "call") {
         Node callee = v.field("function");
         auto q = m.qualified_name(callee);
         const std::string name(callee.valid() ? callee.text() : std::string_view{});
         if (q && (*q == "functools.partial" || *q == "functools.lru_cache")) {
-          out.report(m.file(), n.line(), n.column(),
+          sink.report(kInfo, m.file(), n.line(), n.column(),
                      "forward returns functools.partial, a deferred computation instead of the output tensor.", *q);
         } else if (callee.valid() && callee.type() == "identifier" && own_classes.count(name)) {
-          out.report(m.file(), n.line(), n.column(),
+          sink.report(kInfo, m.file(), n.line(), n.column(),
                      "forward returns an instance of the submission's own class " + name +
                          " instead of a plain torch.Tensor.",
                      name);
@@ -183,20 +182,19 @@ class DisguisedOutputCheck : public Check {
   }
 
   // as_strided with a zero stride, or expand of a one-element tensor, returned from a function on the path.
-  static void stride_zero_views(const python::Module& m, call_path::OncePerLine& out) {
-    const auto path = call_path::forward_path(m);
+  static void stride_zero_views(const python::Module& m, FindingSink& sink) {
     const auto& fns = m.functions();
     // Per function: names bound to tiny allocations, and names that are returned.
     std::map<int, std::set<std::string>> tiny, returned;
     std::map<std::pair<uint32_t, uint32_t>, const python::Call*> by_span;
-    for (const auto& c : m.calls()) by_span[{ts_node_start_byte(c.node.raw()), ts_node_end_byte(c.node.raw())}] = &c;
+    for (const auto& c : m.calls()) by_span[c.node.span()] = &c;
     auto call_at = [&](Node n) -> const python::Call* {
       if (!n.valid() || n.type() != "call") return nullptr;
-      auto it = by_span.find({ts_node_start_byte(n.raw()), ts_node_end_byte(n.raw())});
+      auto it = by_span.find(n.span());
       return it == by_span.end() ? nullptr : it->second;
     };
     for (size_t i = 0; i < fns.size(); ++i) {
-      if (!path[i]) continue;
+      if (!m.on_forward_path(static_cast<int>(i))) continue;
       m.walk(fns[i].node, [&](Node n) {
         if (n.type() == "assignment") {
           Node l = n.field("left"), r = n.field("right");
@@ -223,16 +221,16 @@ class DisguisedOutputCheck : public Check {
       return false;
     };
     for (const auto& c : m.calls()) {
-      if (!call_path::on_path(path, c.function_index)) continue;
+      if (!m.on_forward_path(c.function_index)) continue;
       const bool as_strided = c.method == "as_strided" || c.qualified == "torch.as_strided" ||
                               c.qualified == "torch.empty_strided";
       if (as_strided) {
-        auto args = call_path::positional_args(c.node);
+        auto args = c.node.positional_args();
         const size_t stride_at = c.qualified == "torch.as_strided" ? 2 : 1;
-        Node stride = call_path::keyword_arg(c.node, "stride");
+        Node stride = c.node.keyword_arg("stride");
         if (!stride.valid() && args.size() > stride_at) stride = args[stride_at];
         if (has_zero_entry(stride) && is_returned(c))
-          out.report(m.file(), c.node.line(), c.node.column(),
+          sink.report(kInfo, m.file(), c.node.line(), c.node.column(),
                      "The returned tensor is a view with a zero stride (" + std::string(c.method.empty() ? c.qualified : c.method) +
                          "), so a full-size output is backed by a tiny buffer.",
                      c.method.empty() ? c.qualified : c.method);
@@ -243,7 +241,7 @@ class DisguisedOutputCheck : public Check {
         continue;
       Node recv = c.qualified == "torch.broadcast_to" ? Node{} : c.callee.field("object");
       if (c.qualified == "torch.broadcast_to") {
-        auto args = call_path::positional_args(c.node);
+        auto args = c.node.positional_args();
         if (!args.empty()) recv = args[0];
       }
       if (!recv.valid()) continue;
@@ -251,7 +249,7 @@ class DisguisedOutputCheck : public Check {
       if (const auto* rc = call_at(recv)) small = is_tiny_allocation(m, *rc);
       else if (recv.type() == "identifier") small = tiny[c.function_index].count(std::string(recv.text())) > 0;
       if (small && is_returned(c))
-        out.report(m.file(), c.node.line(), c.node.column(),
+        sink.report(kInfo, m.file(), c.node.line(), c.node.column(),
                    "The returned tensor is a one-element tensor broadcast to the output's shape, so a full-size "
                    "output is backed by a single value.",
                    c.method.empty() ? c.qualified : c.method);

@@ -71,11 +71,10 @@ class DynamicCodeCheck : public Check {
 
  private:
   void run_python(const Module& m, FindingSink& sink) const {
-    LineOnce once;
     auto report = [&](Node at, const std::string& msg, const std::string& symbol,
                       std::optional<rules::Confidence> conf = std::nullopt,
                       std::optional<rules::Category> cat = std::nullopt) {
-      if (once.first(at.line())) sink.report(kInfo, m.file(), at.line(), at.column(), msg, symbol, conf, cat);
+      sink.report(kInfo, m.file(), at.line(), at.column(), msg, symbol, conf, cat);
     };
 
     // Functions (or module level, index -1) that hold a code sink, for decoders that feed them.
@@ -88,7 +87,7 @@ class DynamicCodeCheck : public Check {
       }
 
     for (const auto& c : m.calls()) {
-      auto args = positional_args(c.node);
+      auto args = c.node.positional_args();
       Node first = args.empty() ? Node{} : args[0];
       // A plain literal is constant even where folding gives up on it.
       const bool first_literal = first.valid() && first.type() == "string" && !first.text().starts_with("f") &&
@@ -171,7 +170,7 @@ class DynamicCodeCheck : public Check {
           Node attr = n.field("attribute");
           Node sub = n.parent();
           const bool written = sub.valid() && sub.type() == "subscript" && sub.parent().valid() &&
-                               sub.parent().type() == "assignment" && contains(sub.parent().field("left"), sub);
+                               sub.parent().type() == "assignment" && sub.parent().field("left").contains(sub);
           if (attr.valid() && attr.text() == "__dict__" && !written) {  // writes are monkeypatching's
             auto obj = m.qualified_name(n.field("object"));
             if (obj && is_torch_like(*obj) && *obj != "builtins") {

@@ -2,7 +2,7 @@
 // available" flag, that computes the answer with banned ops or with the
 // reference model. The kernel may fail (or be made to fail) exactly when it
 // matters, and the library then does the work.
-#include "analyzer/checks/call_path.h"
+#include "analyzer/checks/pattern_helpers.h"
 #include "analyzer/checks/factories.h"
 
 #include <map>
@@ -49,7 +49,6 @@ class FallbackToBannedCheck : public Check {
   void run(const Submission& s, const Context& ctx, FindingSink& sink) const override {
     if (!s.python) return;
     const python::Module& m = *s.python;
-    call_path::OncePerLine out(kInfo, sink);
     Scan scan{m, ctx.rules};
     scan.prepare();
 
@@ -57,7 +56,7 @@ class FallbackToBannedCheck : public Check {
       const auto t = n.type();
       if (t == "except_clause" || t == "except_group_clause") {
         for (const auto& child : n.named_children())
-          if (child.type() == "block") scan.report_in(child, "except handler at line " + std::to_string(n.line()), out);
+          if (child.type() == "block") scan.report_in(child, "except handler at line " + std::to_string(n.line()), sink);
       } else if (t == "if_statement" || t == "conditional_expression") {
         Node cond = t == "if_statement" ? n.field("condition") : Node{};
         if (t == "conditional_expression") {
@@ -68,13 +67,13 @@ class FallbackToBannedCheck : public Check {
         const std::string where = "branch on `" + std::string(cond.text()) + "` at line " + std::to_string(n.line());
         if (t == "conditional_expression") {
           auto kids = n.named_children();
-          scan.report_in(kids[0], where, out);
-          if (kids.size() >= 3) scan.report_in(kids[2], where, out);
+          scan.report_in(kids[0], where, sink);
+          if (kids.size() >= 3) scan.report_in(kids[2], where, sink);
         } else {
-          scan.report_in(n.field("consequence"), where, out);
+          scan.report_in(n.field("consequence"), where, sink);
           for (const auto& alt : n.named_children()) {
-            if (alt.type() == "elif_clause") scan.report_in(alt.field("consequence"), where, out);
-            if (alt.type() == "else_clause") scan.report_in(alt.field("body"), where, out);
+            if (alt.type() == "elif_clause") scan.report_in(alt.field("consequence"), where, sink);
+            if (alt.type() == "else_clause") scan.report_in(alt.field("body"), where, sink);
           }
         }
       }
@@ -93,7 +92,7 @@ class FallbackToBannedCheck : public Check {
     std::map<std::pair<uint32_t, uint32_t>, const python::Call*> calls_by_span{};
 
     static std::pair<uint32_t, uint32_t> span(Node n) {
-      return {ts_node_start_byte(n.raw()), ts_node_end_byte(n.raw())};
+      return n.span();
     }
 
     // What a call computes with, if it is banned or the reference; empty otherwise.
@@ -163,9 +162,9 @@ class FallbackToBannedCheck : public Check {
       });
     }
 
-    void report_in(Node scope, const std::string& where, call_path::OncePerLine& out) const {
+    void report_in(Node scope, const std::string& where, FindingSink& sink) const {
       for_each_banned(scope, [&](int line, int col, const std::string& what) {
-        out.report(m.file(), line, col,
+        sink.report(kInfo, m.file(), line, col,
                    "The " + where + " computes the result with " + what +
                        ", so the library or the reference does the work whenever the authored kernel fails or is "
                        "missing.",

@@ -73,7 +73,7 @@ class ForeignFileAccessCheck : public Check {
     if (e.type() == "call") {
       Node fn = e.field("function");
       auto q = fn.valid() ? m.qualified_name(fn) : std::nullopt;
-      auto args = positional_args(e);
+      auto args = e.positional_args();
       if (q && (is_under(*q, "pathlib") || *q == "os.path.join" || *q == "os.path.abspath" ||
                 *q == "os.path.realpath" || *q == "os.path.expanduser")) {
         std::string joined;
@@ -131,22 +131,20 @@ class ForeignFileAccessCheck : public Check {
   }
 
   void run_python(const Module& m, FindingSink& sink) const {
-    LineOnce once;
     auto report = [&](Node at, const std::string& msg, const std::string& symbol, rules::Confidence conf) {
-      if (once.first(at.line()))
-        sink.report(kInfo, m.file(), at.line(), at.column(), msg + reach_note(reach_of(m, at)) + ".", symbol, conf);
+      sink.report(kInfo, m.file(), at.line(), at.column(), msg + reach_note(m.reach_of(at)) + ".", symbol, conf);
     };
 
     for (const auto& c : m.calls()) {
       std::string op = file_operation(c.qualified, c.qualified.empty() ? c.method : "");
       if (op.empty()) continue;
       Node path_expr;
-      auto args = positional_args(c.node);
+      auto args = c.node.positional_args();
       if (c.qualified.empty() || c.qualified.starts_with("pathlib.")) {
         // Path(...).read_text(): the path is the receiver's argument.
         Node recv = c.callee.field("object");
         if (recv.valid() && recv.type() == "call") {
-          auto ra = positional_args(recv);
+          auto ra = recv.positional_args();
           if (!ra.empty()) path_expr = ra[0];
           Node rf = recv.field("function");
           auto rq = rf.valid() ? m.qualified_name(rf) : std::nullopt;
@@ -210,7 +208,7 @@ class ForeignFileAccessCheck : public Check {
     });
     for (const auto& c : m.calls()) {
       if (c.qualified != "sys.path.insert" && c.qualified != "sys.path.append") continue;
-      auto args = positional_args(c.node);
+      auto args = c.node.positional_args();
       if (args.empty()) continue;
       Node p = args.back();
       auto v = constant_path(m, p);
@@ -222,7 +220,7 @@ class ForeignFileAccessCheck : public Check {
     for (const auto& c : m.calls()) {
       if (c.qualified != "importlib.import_module" && c.qualified != "__import__" && c.qualified != "builtins.__import__")
         continue;
-      auto args = positional_args(c.node);
+      auto args = c.node.positional_args();
       auto name = args.empty() ? std::nullopt : m.constant_string(args[0]);
       if (name && (*name == "shapes" || *name == "reference"))
         report(c.node, c.qualified + " imports the problem's module " + *name, *name, rules::Confidence::high);
@@ -234,9 +232,8 @@ class ForeignFileAccessCheck : public Check {
         R"(^(::)?(std::)?(fopen|fopen64|freopen|open|open64|openat|creat|opendir|remove|rename|unlink|truncate)$|basic_(i|o)?fstream|^std::filesystem::)");
     for (const auto& u : s.cxx) {
       if (!u.facts || !u.file) continue;
-      std::set<int> lines;
       for (const auto& c : u.facts->calls) {
-        if (!std::regex_search(c.callee, io) || !lines.insert(c.line).second) continue;
+        if (!std::regex_search(c.callee, io)) continue;
         sink.report(kInfo, *u.file, c.line, c.column,
                     c.callee + " does file I/O from C++" +
                         (c.enclosing_function.empty() ? "" : " in " + c.enclosing_function) +

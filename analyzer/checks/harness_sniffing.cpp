@@ -112,11 +112,9 @@ class HarnessSniffingCheck : public Check {
 
  private:
   void run_python(const Module& m, FindingSink& sink) const {
-    LineOnce once;
     auto report = [&](Node at, std::string msg, std::string symbol,
                       std::optional<rules::Confidence> conf = std::nullopt) {
-      if (once.first(at.line()))
-        sink.report(kInfo, m.file(), at.line(), at.column(), msg + reach_note(reach_of(m, at)) + ".", symbol, conf);
+      sink.report(kInfo, m.file(), at.line(), at.column(), msg + reach_note(m.reach_of(at)) + ".", symbol, conf);
     };
 
     for (const auto& c : m.calls()) {
@@ -124,7 +122,7 @@ class HarnessSniffingCheck : public Check {
         if (c.qualified == src.name) report(c.node, c.qualified + " " + src.what, c.qualified);
       if (c.qualified == "os.getenv" || c.qualified == "os.environ.get" || c.qualified == "os.getenvb" ||
           c.qualified == "os.environ.__getitem__") {
-        auto args = positional_args(c.node);
+        auto args = c.node.positional_args();
         auto name = args.empty() ? std::nullopt : m.constant_string(args[0]);
         report(c.node,
                c.qualified + " reads the environment variable " + (name ? *name : std::string("(computed name)")) +
@@ -198,7 +196,7 @@ class HarnessSniffingCheck : public Check {
     // os.environ["X"] = ... and os.environ.setdefault(...) configure, they do not read.
     if (parent.valid() && parent.type() == "subscript") {
       Node assign = parent.parent();
-      if (assign.valid() && assign.type() == "assignment" && contains(assign.field("left"), parent)) return;
+      if (assign.valid() && assign.type() == "assignment" && assign.field("left").contains(parent)) return;
       auto name = m.constant_string(parent.field("subscript"));
       report(parent,
              "os.environ[" + (name ? "\"" + *name + "\"" : std::string("...")) +

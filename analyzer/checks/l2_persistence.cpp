@@ -1,7 +1,7 @@
 // l2-persistence: the submission pins data in the L2 cache (a persisting-L2
 // carve-out, an access policy window), which survives the benchmark's L2
 // flush between timed calls.
-#include "analyzer/checks/call_path.h"
+#include "analyzer/checks/pattern_helpers.h"
 #include "analyzer/checks/factories.h"
 
 #include <algorithm>
@@ -79,10 +79,9 @@ class L2PersistenceCheck : public Check {
   const CheckInfo& info() const override { return kInfo; }
 
   void run(const Submission& s, const Context&, FindingSink& sink) const override {
-    call_path::OncePerLine out(kInfo, sink);
-    if (s.python) run_python(*s.python, out);
+    if (s.python) run_python(*s.python, sink);
     for (const auto& unit : s.cxx)
-      if (unit.file && unit.facts) run_cxx(*unit.file, *unit.facts, out);
+      if (unit.file && unit.facts) run_cxx(*unit.file, *unit.facts, sink);
   }
 
  private:
@@ -91,11 +90,11 @@ class L2PersistenceCheck : public Check {
            ", which keeps data in L2 across the benchmark's cache flush between timed calls.";
   }
 
-  static void run_python(const python::Module& m, call_path::OncePerLine& out) {
+  static void run_python(const python::Module& m, FindingSink& sink) {
     std::set<std::string> families;
     auto hit = [&](const Key& k, Node n, std::string symbol) {
       if (!families.insert(k.family).second) return;
-      out.report(m.file(), n.line(), n.column(), message(k), std::move(symbol));
+      sink.report(kInfo, m.file(), n.line(), n.column(), message(k), std::move(symbol));
     };
     m.walk([&](Node n) {
       const auto t = n.type();
@@ -113,20 +112,20 @@ class L2PersistenceCheck : public Check {
     static const Key limit_by_value{"a persisting-L2 carve-out (limit 0x06 of cudaDeviceSetLimit)", "limit"};
     for (const auto& c : m.calls()) {
       std::string_view callee = c.callee.valid() ? c.callee.text() : std::string_view{};
-      std::string_view last = call_path::last_component(c.qualified.empty() ? callee : std::string_view(c.qualified));
+      std::string_view last = patterns::last_component(c.qualified.empty() ? callee : std::string_view(c.qualified));
       if (last != "cudaDeviceSetLimit" && last != "cuCtxSetLimit") continue;
-      auto args = call_path::positional_args(c.node);
+      auto args = c.node.positional_args();
       if (args.empty()) continue;
       auto v = m.constant_int(args[0]);
       if (v && *v == kPersistingLimitValue) hit(limit_by_value, c.node, std::string(last));
     }
   }
 
-  static void run_cxx(const SourceFile& file, const cxx::Facts& facts, call_path::OncePerLine& out) {
+  static void run_cxx(const SourceFile& file, const cxx::Facts& facts, FindingSink& sink) {
     std::set<std::string> families;
     auto hit = [&](const Key& k, int line, std::string symbol) {
       if (!families.insert(k.family).second) return;
-      out.report(file, line, 0, message(k), std::move(symbol));
+      sink.report(kInfo, file, line, 0, message(k), std::move(symbol));
     };
     if (facts.parsed) {
       // In source order, so that the first use of each family is the one reported.

@@ -79,10 +79,8 @@ class MonkeypatchingCheck : public Check {
   void run(const Submission& s, const Context&, FindingSink& sink) const override {
     if (!s.python) return;
     const Module& m = *s.python;
-    LineOnce once;
     auto report = [&](Node at, const std::string& msg, const std::string& symbol) {
-      if (once.first(at.line()))
-        sink.report(kInfo, m.file(), at.line(), at.column(), msg + reach_note(reach_of(m, at)) + ".", symbol);
+      sink.report(kInfo, m.file(), at.line(), at.column(), msg + reach_note(m.reach_of(at)) + ".", symbol);
     };
 
     // x.attr = ..., x[...] = ..., del x.attr on a protected module or class.
@@ -106,7 +104,7 @@ class MonkeypatchingCheck : public Check {
     });
 
     for (const auto& c : m.calls()) {
-      auto args = positional_args(c.node);
+      auto args = c.node.positional_args();
       const bool set = is_builtin_call(m, c, "setattr") || is_builtin_call(m, c, "delattr") ||
                        c.qualified == "object.__setattr__" || c.qualified == "type.__setattr__" ||
                        c.qualified == "mock.patch.object" || c.qualified == "unittest.mock.patch.object";
@@ -133,7 +131,7 @@ class MonkeypatchingCheck : public Check {
         if (recv.type() == "attribute" && recv.field("attribute").text() == "__dict__")
           owner = m.qualified_name(recv.field("object"));
         if (recv.type() == "call" && recv.field("function").text() == "vars") {
-          auto a = positional_args(recv);
+          auto a = recv.positional_args();
           if (!a.empty()) owner = m.qualified_name(a[0]);
         }
         if (owner && owner_is_protected(m, *owner))

@@ -2,7 +2,7 @@
 // called: no @triton.jit (or other kernel DSL) function is launched, no
 // extension with a __global__ kernel is called, no CuPy raw kernel is
 // launched. The work is then done by library code.
-#include "analyzer/checks/call_path.h"
+#include "analyzer/checks/pattern_helpers.h"
 #include "analyzer/checks/factories.h"
 
 #include <map>
@@ -44,7 +44,7 @@ bool is_kernel_decorator(std::string_view d) {
 
 // Callables whose result is a handle on code the submission compiled itself.
 bool produces_extension(std::string_view q, std::string_view method) {
-  const std::string_view last = call_path::last_component(q.empty() ? method : q);
+  const std::string_view last = patterns::last_component(q.empty() ? method : q);
   static const std::set<std::string_view> names = {
       "load_inline", "load", "RawKernel", "RawModule", "ElementwiseKernel", "ReductionKernel", "get_function",
       "CDLL", "LoadLibrary", "SourceModule", "Program", "cuModuleLoadData", "cuModuleGetFunction", "compile"};
@@ -63,7 +63,7 @@ class NoAuthoredKernelCheck : public Check {
     if (!s.python) return;
     const python::Module& m = *s.python;
     const python::ClassDef* model = m.model_class();
-    const python::FunctionDef* fwd = call_path::model_forward(m);
+    const python::FunctionDef* fwd = m.model_forward();
     if (authored_reached(s, m)) return;
     if (!model) {
       sink.report(kInfo, m.file(), 0, 0,
@@ -90,7 +90,6 @@ class NoAuthoredKernelCheck : public Check {
   }
 
   static bool authored_reached(const Submission& s, const python::Module& m) {
-    const auto path = call_path::forward_path(m);
     const auto& fns = m.functions();
 
     std::set<std::string> kernels;  // names of DSL kernels defined here
@@ -109,7 +108,7 @@ class NoAuthoredKernelCheck : public Check {
     auto behind = [&](Node call, std::string_view q) {
       bool any_source = false, kernel = false;
       for (const auto& e : embedded)
-        if (call_path::contains(call, e.origin) || e.origin == call) {
+        if (call.contains(e.origin) || e.origin == call) {
           any_source = true;
           if (!e.complete || has_kernel(s, e)) kernel = true;
         }
@@ -121,7 +120,7 @@ class NoAuthoredKernelCheck : public Check {
     for (const auto& c : m.calls()) {
       if (!produces_extension(c.qualified, c.method)) continue;
       const bool authored = behind(c.node, c.qualified);
-      if (Node fl = call_path::keyword_arg(c.node, "functions"); fl.valid())
+      if (Node fl = c.node.keyword_arg("functions"); fl.valid())
         m.walk(fl, [&](Node n) {
           if (n.type() == "string")
             if (auto v = m.constant_string(n)) exported.insert(*v);
@@ -160,7 +159,7 @@ class NoAuthoredKernelCheck : public Check {
     for (const auto& e : embedded) any_embedded_kernel = any_embedded_kernel || has_kernel(s, e);
 
     for (const auto& c : m.calls()) {
-      if (!call_path::on_path(path, c.function_index)) continue;
+      if (!m.on_forward_path(c.function_index)) continue;
       if (launches_kernel(c.callee, kernels, m)) return true;
       const std::string callee(c.callee.valid() ? c.callee.text() : std::string_view{});
       for (const auto& [h, authored] : handles) {
@@ -171,7 +170,7 @@ class NoAuthoredKernelCheck : public Check {
       if (!c.method.empty() && exported.count(c.method) && !c.qualified.starts_with("torch.") && any_embedded_kernel)
         return true;
       // cuda-python / ctypes launches of a function the submission loaded.
-      const std::string_view last = call_path::last_component(c.qualified.empty() ? std::string_view(callee) : std::string_view(c.qualified));
+      const std::string_view last = patterns::last_component(c.qualified.empty() ? std::string_view(callee) : std::string_view(c.qualified));
       if (last == "cuLaunchKernel" || last == "cuLaunchKernelEx" || last == "cudaLaunchKernel" ||
           last == "cuLaunchCooperativeKernel")
         return true;

@@ -30,7 +30,7 @@ const CheckInfo kInfo{
 
 bool scope_has_graph(const Module& m, const python::FunctionDef& f) {
   for (const auto& c : m.calls()) {
-    if (!contains(f.node, c.node)) continue;
+    if (!f.node.contains(c.node)) continue;
     if (is_under(c.qualified, "torch.cuda.CUDAGraph") || c.qualified == "torch.cuda.graph" || c.method == "replay" ||
         c.method == "capture_begin")
       return true;
@@ -102,11 +102,11 @@ std::string keyed_container(Node n, Node stop) {
     const auto t = p.type();
     if (t == "subscript") {
       Node value = p.field("value");
-      if (value.valid() && !contains(value, n)) return std::string(value.text());
+      if (value.valid() && !value.contains(n)) return std::string(value.text());
     }
     if (t == "call") {
       Node fn = p.field("function");
-      if (fn.valid() && fn.type() == "attribute" && !contains(fn, n)) {
+      if (fn.valid() && fn.type() == "attribute" && !fn.contains(n)) {
         Node attr = fn.field("attribute");
         const auto a = attr.valid() ? attr.text() : std::string_view{};
         if (a == "get" || a == "setdefault" || a == "pop" || a == "__getitem__" || a == "__contains__")
@@ -114,9 +114,9 @@ std::string keyed_container(Node n, Node stop) {
       }
     }
     if (t == "comparison_operator") {
-      auto ops = operator_tokens(p);
+      auto ops = p.operator_tokens();
       auto kids = p.named_children();
-      if (ops.size() == 1 && (ops[0] == "in" || ops[0] == "not in") && kids.size() == 2 && contains(kids[0], n))
+      if (ops.size() == 1 && (ops[0] == "in" || ops[0] == "not in") && kids.size() == 2 && kids[0].contains(n))
         return std::string(kids[1].text());
     }
     if (t == "expression_statement" || t == "block" || t == "if_statement" || t == "return_statement") break;
@@ -128,7 +128,7 @@ Node enclosing_comparison(Node n, Node stop) {
   if (n.type() == "comparison_operator") return n;
   for (Node p = n.parent(); p.valid() && !(p == stop); p = p.parent()) {
     if (p.type() == "comparison_operator") {
-      auto ops = operator_tokens(p);
+      auto ops = p.operator_tokens();
       if (!ops.empty() && ops[0] != "in" && ops[0] != "not in") return p;
       return {};
     }
@@ -149,20 +149,19 @@ class OutputCachedCheck : public Check {
 
  private:
   void run_python(const Module& m, FindingSink& sink) const {
-    LineOnce once;
     std::set<std::string> containers;  // one finding per cache
     for (const auto& f : m.functions()) {
       if (f.is_triton_kernel || scope_has_graph(m, f)) continue;
       for (const auto& use : identity_uses(m, f.node)) {
         if (m.enclosing_function(use.node) != &f) continue;  // nested defs are visited on their own
-        check_use(m, f, use, sink, once, containers);
+        check_use(m, f, use, sink, containers);
       }
     }
-    check_computed_once(m, sink, once);
+    check_computed_once(m, sink);
   }
 
   void check_use(const Module& m, const python::FunctionDef& f, const IdentityUse& use, FindingSink& sink,
-                 LineOnce& once, std::set<std::string>& containers) const {
+                 std::set<std::string>& containers) const {
     std::string container = keyed_container(use.node, f.node);
     Node comparison = enclosing_comparison(use.node, f.node);
     Node at = use.node;
@@ -170,20 +169,20 @@ class OutputCachedCheck : public Check {
     if (container.empty() && !comparison.valid()) {
       // key = (a.data_ptr(), b.data_ptr()); ... self.cache[key]
       Node assign = ancestor(use.node, "assignment");
-      if (!assign.valid() || !contains(f.node, assign)) return;
+      if (!assign.valid() || !f.node.contains(assign)) return;
       Node left = assign.field("left");
       if (!left.valid() || left.type() != "identifier") return;
       const std::string name(left.text());
       m.walk(f.node, [&](Node n) {
         if (!container.empty() || comparison.valid()) return false;
-        if (n.type() != "identifier" || n.text() != name || contains(left, n)) return true;
+        if (n.type() != "identifier" || n.text() != name || left.contains(n)) return true;
         container = keyed_container(n, f.node);
         if (container.empty()) {
           Node cmp = enclosing_comparison(n, f.node);
           auto kids = cmp.valid() ? cmp.named_children() : std::vector<Node>{};
           // Comparing the key with stored state (self.last_key), not with a literal.
           for (const auto& k : kids)
-            if (!contains(k, n) && k.text().starts_with("self.")) comparison = cmp;
+            if (!k.contains(n) && k.text().starts_with("self.")) comparison = cmp;
         }
         if (!container.empty() || comparison.valid()) {
           at = n;
@@ -197,18 +196,17 @@ class OutputCachedCheck : public Check {
       // Only a comparison with stored state is a cache test.
       bool with_state = use.what == "`is` comparison";
       for (const auto& k : comparison.named_children())
-        if (!contains(k, use.node) && (k.text().starts_with("self.") || k.type() == "identifier" || k.type() == "attribute"))
+        if (!k.contains(use.node) && (k.text().starts_with("self.") || k.type() == "identifier" || k.type() == "attribute"))
           with_state = true;
       if (!with_state) return;
     }
     // One finding per cache: `id(x) in memo` ... `memo[id(x)]` is one cache.
     if (!container.empty() && !containers.insert(f.qualified_name + "|" + container).second) return;
-    if (!once.first(at.line())) return;
     std::string ret;
     if (!container.empty()) ret = stored_return(m, f.node, container);
     if (ret.empty() && comparison.valid()) {
       Node if_stmt = ancestor(comparison, "if_statement");
-      if (if_stmt.valid() && contains(f.node, if_stmt)) ret = stored_return(m, if_stmt, "");
+      if (if_stmt.valid() && f.node.contains(if_stmt)) ret = stored_return(m, if_stmt, "");
     }
     std::string what = use.what == "`is` comparison" ? "an `is` comparison with stored state (`" +
                                                            one_line(use.node.text(), 50) + "`)"
@@ -217,18 +215,18 @@ class OutputCachedCheck : public Check {
                       (container.empty() ? " to decide whether to reuse earlier results"
                                          : " as a key into " + container);
     if (!ret.empty()) {
-      msg += " and returns the stored value (`" + ret + "`)" + reach_note(reach_of(m, at)) + ".";
+      msg += " and returns the stored value (`" + ret + "`)" + reach_note(m.reach_of(at)) + ".";
       sink.report(kInfo, m.file(), at.line(), at.column(), msg, use.what);
     } else {
       msg += "; check what it stores (an output is a cheat, a descriptor keyed on the address is not)" +
-             reach_note(reach_of(m, at)) + ".";
+             reach_note(m.reach_of(at)) + ".";
       sink.report(kInfo, m.file(), at.line(), at.column(), msg, use.what, rules::Confidence::medium,
                   rules::Category::suspicious);
     }
   }
 
   // `if self.out is None: self.out = compute(x)` ... `return self.out`.
-  void check_computed_once(const Module& m, FindingSink& sink, LineOnce& once) const {
+  void check_computed_once(const Module& m, FindingSink& sink) const {
     const python::ClassDef* model = m.model_class();
     for (const auto& f : m.functions()) {
       const bool is_forward = model && f.class_name == model->name && f.name == "forward";
@@ -240,14 +238,14 @@ class OutputCachedCheck : public Check {
         if (kids.size() != 1 || kids[0].type() != "attribute") return true;
         Node obj = kids[0].field("object");
         if (!obj.valid() || obj.text() != "self") return true;
-        check_returned_attribute(m, f, n, std::string(kids[0].text()), sink, once);
+        check_returned_attribute(m, f, n, std::string(kids[0].text()), sink);
         return true;
       });
     }
   }
 
   void check_returned_attribute(const Module& m, const python::FunctionDef& f, Node ret, const std::string& attr,
-                                FindingSink& sink, LineOnce& once) const {
+                                FindingSink& sink) const {
     Node guard;             // the if that computes it only once
     bool assigned_unguarded = false;
     bool assigned_in_guard = false;
@@ -266,11 +264,11 @@ class OutputCachedCheck : public Check {
       if (t == "assignment" || t == "augmented_assignment") {
         Node left = n.field("left");
         if (left.valid() && left.text() == attr) {
-          if (guard.valid() && contains(guard, n)) assigned_in_guard = true;
+          if (guard.valid() && guard.contains(n)) assigned_in_guard = true;
           else assigned_unguarded = true;
         }
       }
-      if ((t == "attribute" && n.text() == attr) && !(guard.valid() && contains(guard, n)) && !contains(ret, n)) {
+      if ((t == "attribute" && n.text() == attr) && !(guard.valid() && guard.contains(n)) && !ret.contains(n)) {
         Node p = n.parent();
         if (p.valid() && (p.type() == "argument_list" || p.type() == "keyword_argument")) written_each_call = true;
         if (p.valid() && p.type() == "attribute") {
@@ -279,13 +277,12 @@ class OutputCachedCheck : public Check {
           if (a.valid() && a.text().ends_with("_") && pp.valid() && pp.type() == "call") written_each_call = true;
         }
         if (p.valid() && p.type() == "subscript" && p.parent().valid() && p.parent().type() == "assignment" &&
-            contains(p.parent().field("left"), n))
+            p.parent().field("left").contains(n))
           written_each_call = true;
       }
       return true;
     });
     if (assigned_unguarded) return;
-    if (!once.first(ret.line())) return;
     if (assigned_in_guard && written_each_call) {
       sink.report(kInfo, m.file(), ret.line(), ret.column(),
                   "forward returns the same tensor " + attr + " on every call (allocated once under `" +

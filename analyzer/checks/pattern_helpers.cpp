@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <set>
 
 namespace kaudit::analyzer::patterns {
 
@@ -29,9 +30,16 @@ bool is_under(std::string_view q, std::string_view prefix) {
   return q.size() == prefix.size() || q[prefix.size()] == '.';
 }
 
-std::string last_component(std::string_view q) {
+std::string_view last_component(std::string_view q) {
   size_t dot = q.rfind('.');
-  return std::string(dot == std::string_view::npos ? q : q.substr(dot + 1));
+  return dot == std::string_view::npos ? q : q.substr(dot + 1);
+}
+
+bool is_true_literal(const Node& n) {
+  if (!n.valid()) return false;
+  if (n.type() == "true") return true;
+  if (n.type() == "integer") return n.text() != "0";
+  return false;
 }
 
 namespace {
@@ -104,17 +112,6 @@ std::string alias_path(const Module& m, Node callee, std::string_view qualified)
   return out;
 }
 
-Reach reach_of(const Module& m, Node n) {
-  const python::FunctionDef* f = m.enclosing_function(n);
-  if (!f) return Reach::module_level;
-  const python::ClassDef* model = m.model_class();
-  if (!model) return Reach::unknown;
-  if (f->reachable_from_forward) return Reach::forward;
-  if (f->class_name == model->name && f->name == "forward") return Reach::forward;
-  if (f->class_name == model->name && f->name == "__init__") return Reach::construction;
-  return Reach::unreachable;
-}
-
 std::string reach_note(Reach r) {
   switch (r) {
     case Reach::forward: return "";
@@ -126,64 +123,10 @@ std::string reach_note(Reach r) {
   return "";
 }
 
-std::vector<std::string> operator_tokens(const Node& n) {
-  std::vector<std::string> ops;
-  if (!n.valid()) return ops;
-  TSNode raw = n.raw();
-  const uint32_t count = ts_node_child_count(raw);
-  std::string pending;
-  for (uint32_t i = 0; i < count; ++i) {
-    TSNode c = ts_node_child(raw, i);
-    if (ts_node_is_named(c)) {
-      if (!pending.empty()) ops.push_back(pending);
-      pending.clear();
-      continue;
-    }
-    std::string tok = ts_node_type(c);
-    if (tok == "(" || tok == ")" || tok == ",") continue;
-    pending = pending.empty() ? tok : pending + " " + tok;
-  }
-  if (!pending.empty()) ops.push_back(pending);
-  return ops;
-}
-
-std::vector<Node> positional_args(const Node& call) {
-  std::vector<Node> out;
-  Node args = call.field("arguments");
-  if (!args.valid()) return out;
-  for (const Node& a : args.named_children()) {
-    const auto t = a.type();
-    if (t == "keyword_argument" || t == "comment" || t == "list_splat" || t == "dictionary_splat") continue;
-    out.push_back(a);
-  }
-  return out;
-}
-
-Node keyword_arg(const Node& call, std::string_view name) {
-  Node args = call.field("arguments");
-  if (!args.valid()) return {};
-  for (const Node& a : args.named_children()) {
-    if (a.type() != "keyword_argument") continue;
-    Node k = a.field("name");
-    if (k.valid() && k.text() == name) return a.field("value");
-  }
-  return {};
-}
-
-bool contains(const Node& outer, const Node& inner) {
-  if (!outer.valid() || !inner.valid()) return false;
-  return ts_node_start_byte(outer.raw()) <= ts_node_start_byte(inner.raw()) &&
-         ts_node_end_byte(inner.raw()) <= ts_node_end_byte(outer.raw());
-}
-
 Node ancestor(const Node& n, std::string_view type) {
   for (Node p = n.parent(); p.valid(); p = p.parent())
     if (p.type() == type) return p;
   return {};
-}
-
-std::pair<uint32_t, uint32_t> key(const Node& n) {
-  return {ts_node_start_byte(n.raw()), ts_node_end_byte(n.raw())};
 }
 
 bool module_binds(const Module& m, std::string_view name) {
@@ -236,9 +179,8 @@ bool is_type_like(const Module& m, const Node& n) {
 std::vector<IdentityUse> identity_uses(const Module& m, Node scope) {
   std::vector<IdentityUse> out;
   if (!scope.valid()) return out;
-  std::set<std::pair<uint32_t, uint32_t>> calls_here;
-  for (const auto& c : m.calls()) {
-    if (!contains(scope, c.node)) continue;
+    for (const auto& c : m.calls()) {
+    if (!scope.contains(c.node)) continue;
     if (c.method == "data_ptr" || c.method == "__hash__" || c.method == "_cdata")
       out.push_back({c.node, c.method + "()"});
     else if (is_builtin_call(m, c, "id"))
@@ -252,7 +194,7 @@ std::vector<IdentityUse> identity_uses(const Module& m, Node scope) {
       Node attr = n.field("attribute");
       if (attr.valid() && (attr.text() == "_version" || attr.text() == "_cdata")) out.push_back({n, std::string(attr.text())});
     } else if (t == "comparison_operator") {
-      auto ops = operator_tokens(n);
+      auto ops = n.operator_tokens();
       auto operands = n.named_children();
       if (ops.size() == 1 && (ops[0] == "is" || ops[0] == "is not") && operands.size() == 2) {
         const Node& a = operands[0];

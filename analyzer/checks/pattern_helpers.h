@@ -1,13 +1,14 @@
-// Small helpers shared by the Python-pattern checks (banned-call through
-// shape-hardcoded): reading tree-sitter nodes, describing where a name came
-// from, reachability from forward, and reporting at most once per line.
+// Small helpers shared by the Python checks: describing where a name came
+// from and how far code is from forward (the rule itself is
+// python::Module::reach_of), builtins, identity reads and file operations.
+// Node queries live on python::Node; the one-finding-per-line rule lives in
+// FindingSink.
 #pragma once
 
 #include "analyzer/check.h"
 #include "analyzer/python/module.h"
 
 #include <optional>
-#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -28,8 +29,11 @@ std::string root_identifier(std::string_view text);
 // is under "torch.ops.aten.mm"; "torch.mmx" is not under "torch.mm".
 bool is_under(std::string_view q, std::string_view prefix);
 
-// The last dotted component: "matmul" for "torch.matmul".
-std::string last_component(std::string_view q);
+// The last dotted component: "matmul" for "torch.matmul" (a view into `q`).
+std::string_view last_component(std::string_view q);
+
+// A `True` (or non-zero integer) literal.
+bool is_true_literal(const Node& n);
 
 // The statement that binds `name` (an import, `from … import … as name`, or
 // `name = …`), one line, or empty when there is none or it is a plain
@@ -40,25 +44,12 @@ std::string binding_of(const Module& m, std::string_view name);
 // spelled differently from `qualified`; empty when it is spelled as is.
 std::string alias_path(const Module& m, Node callee, std::string_view qualified);
 
-// Where code at `n` runs, relative to the model's forward.
-enum class Reach { forward, construction, module_level, unreachable, unknown };
-Reach reach_of(const Module& m, Node n);
+using python::Reach;
 // " (not reachable from forward)" and the like; empty for forward.
 std::string reach_note(Reach r);
 
-// Tree-sitter's anonymous children (operators) of `n`, as text: {"==", "is not"}.
-std::vector<std::string> operator_tokens(const Node& n);
-// The named children of an argument_list that are positional arguments.
-std::vector<Node> positional_args(const Node& call);
-// The value of keyword argument `name`, or an invalid node.
-Node keyword_arg(const Node& call, std::string_view name);
-
-// True when `inner` lies within `outer` (or is it).
-bool contains(const Node& outer, const Node& inner);
 // The nearest ancestor of `n` (not `n` itself) of type `type`, or invalid.
 Node ancestor(const Node& n, std::string_view type);
-// A key that identifies a node within one tree.
-std::pair<uint32_t, uint32_t> key(const Node& n);
 
 // Whether the builtin `name` is really the builtin here: the call resolves
 // to it (or to builtins.name), or resolves to nothing and the module never
@@ -80,14 +71,5 @@ std::vector<IdentityUse> identity_uses(const Module& m, Node scope);
 // "opens", "reads", "writes", "deletes", "lists", "copies", "loads".
 // `method` is the method name for calls on unknown receivers (Path objects).
 std::string file_operation(std::string_view q, std::string_view method);
-
-// Reports at most one finding of a check per line.
-class LineOnce {
- public:
-  bool first(int line) { return lines_.insert(line).second; }
-
- private:
-  std::set<int> lines_;
-};
 
 }  // namespace kaudit::analyzer::patterns

@@ -1,7 +1,7 @@
 // precision-lowered: the math is done at a precision other than the one the
 // problem intends: fp8 operands converted to bf16/fp16/fp32 before the dot,
 // and TF32 or reduced-precision-reduction switches for fp32 math.
-#include "analyzer/checks/call_path.h"
+#include "analyzer/checks/pattern_helpers.h"
 #include "analyzer/checks/factories.h"
 
 #include <algorithm>
@@ -106,22 +106,21 @@ class PrecisionLoweredCheck : public Check {
   const CheckInfo& info() const override { return kInfo; }
 
   void run(const Submission& s, const Context& ctx, FindingSink& sink) const override {
-    call_path::OncePerLine out(kInfo, sink);
     const std::string precision = problem_precision(ctx);
     bool fp8 = is_fp8_name(precision);
     if (precision.empty() && s.python) fp8 = mentions_float8(*s.python);
     const bool fp32 = precision.empty() || precision.find("32") != std::string::npos || precision == "float";
     if (s.python) {
       const python::Module& m = *s.python;
-      tf32_switches(m, precision, out);
+      tf32_switches(m, precision, sink);
       if (fp8) {
-        upcasts_on_forward_path(m, out);
-        upcasts_before_triton_dot(m, out);
+        upcasts_on_forward_path(m, sink);
+        upcasts_before_triton_dot(m, sink);
       }
-      triton_dot_precision(m, precision, fp32, out);
+      triton_dot_precision(m, precision, fp32, sink);
     }
     for (const auto& unit : s.cxx)
-      if (unit.file && unit.facts) device_conversions(*unit.file, *unit.facts, out);
+      if (unit.file && unit.facts) device_conversions(*unit.file, *unit.facts, sink);
   }
 
  private:
@@ -131,7 +130,7 @@ class PrecisionLoweredCheck : public Check {
     return Confidence::low;
   }
 
-  static void tf32_switches(const python::Module& m, const std::string& precision, call_path::OncePerLine& out) {
+  static void tf32_switches(const python::Module& m, const std::string& precision, FindingSink& sink) {
     static const std::set<std::string, std::less<>> bool_switches = {
         "torch.backends.cuda.matmul.allow_tf32",
         "torch.backends.cudnn.allow_tf32",
@@ -144,15 +143,15 @@ class PrecisionLoweredCheck : public Check {
         "torch.backends.fp32_precision", "torch.backends.mkldnn.fp32_precision"};
     const auto conf = tf32_confidence(precision);
     auto judge = [&](const std::string& q, Node value, int line, int col) {
-      if (bool_switches.count(q) && call_path::is_true_literal(value)) {
-        out.report(m.file(), line, col,
+      if (bool_switches.count(q) && patterns::is_true_literal(value)) {
+        sink.report(kInfo, m.file(), line, col,
                    q + " is turned on, so fp32 matrix products run in a reduced precision the problem does not "
                        "intend.",
                    q, conf);
       } else if (string_switches.count(q)) {
         auto v = value.valid() ? m.constant_string(value) : std::nullopt;
         if (v && (*v == "tf32" || *v == "bf16" || *v == "bf16x3"))
-          out.report(m.file(), line, col,
+          sink.report(kInfo, m.file(), line, col,
                      q + " is set to \"" + *v + "\", so fp32 math runs in a reduced precision the problem does not intend.",
                      q, conf);
       }
@@ -167,16 +166,16 @@ class PrecisionLoweredCheck : public Check {
     });
     for (const auto& c : m.calls()) {
       if (c.qualified == "torch.set_float32_matmul_precision") {
-        auto args = call_path::positional_args(c.node);
-        Node v = args.empty() ? call_path::keyword_arg(c.node, "precision") : args[0];
+        auto args = c.node.positional_args();
+        Node v = args.empty() ? c.node.keyword_arg("precision") : args[0];
         auto s = v.valid() ? m.constant_string(v) : std::nullopt;
         if (s && (*s == "high" || *s == "medium"))
-          out.report(m.file(), c.node.line(), c.node.column(),
+          sink.report(kInfo, m.file(), c.node.line(), c.node.column(),
                      "torch.set_float32_matmul_precision(\"" + *s +
                          "\") lets fp32 matrix products run in TF32 or bf16, a lower precision than the problem intends.",
                      c.qualified, conf);
       } else if (c.callee.valid() && (c.callee.text() == "setattr" || c.qualified == "builtins.setattr")) {
-        auto args = call_path::positional_args(c.node);
+        auto args = c.node.positional_args();
         if (args.size() < 3) continue;
         auto obj = m.qualified_name(args[0]);
         auto attr = m.constant_string(args[1]);
@@ -186,11 +185,10 @@ class PrecisionLoweredCheck : public Check {
   }
 
   // x.to(torch.bfloat16), x.half(), x.float() on an input of a function on the forward path.
-  static void upcasts_on_forward_path(const python::Module& m, call_path::OncePerLine& out) {
-    const auto path = call_path::forward_path(m);
+  static void upcasts_on_forward_path(const python::Module& m, FindingSink& sink) {
     const auto& fns = m.functions();
     for (const auto& c : m.calls()) {
-      if (!call_path::on_path(path, c.function_index)) continue;
+      if (!m.on_forward_path(c.function_index)) continue;
       const auto& fn = fns[c.function_index];
       if (fn.is_triton_kernel) continue;  // handled with the dot below
       std::string target = conversion_target(m, c);
@@ -216,7 +214,7 @@ class PrecisionLoweredCheck : public Check {
       // Scales and biases of an fp8 problem are fp32 by design.
       const std::string l = lower(name);
       if (!input || l.find("scale") != std::string::npos || l.find("bias") != std::string::npos) continue;
-      out.report(m.file(), c.node.line(), c.node.column(),
+      sink.report(kInfo, m.file(), c.node.line(), c.node.column(),
                  "The fp8 input `" + name + "` is converted to " + target +
                      " before the product, so the fp8 problem is computed at a different precision than intended.",
                  name);
@@ -230,17 +228,17 @@ class PrecisionLoweredCheck : public Check {
     if (c.method == "float") return "float32";
     if (c.method == "double") return "float64";
     if (c.method != "to" && c.method != "type") return {};
-    std::vector<Node> cands = call_path::positional_args(c.node);
-    if (Node d = call_path::keyword_arg(c.node, "dtype"); d.valid()) cands.push_back(d);
+    std::vector<Node> cands = c.node.positional_args();
+    if (Node d = c.node.keyword_arg("dtype"); d.valid()) cands.push_back(d);
     for (const auto& a : cands) {
       auto q = m.qualified_name(a);
-      if (q && is_wider_dtype(*q)) return std::string(call_path::last_component(*q));
+      if (q && is_wider_dtype(*q)) return std::string(patterns::last_component(*q));
     }
     return {};
   }
 
   // In a Triton kernel: a = tl.load(...).to(tl.bfloat16); acc += tl.dot(a, b).
-  static void upcasts_before_triton_dot(const python::Module& m, call_path::OncePerLine& out) {
+  static void upcasts_before_triton_dot(const python::Module& m, FindingSink& sink) {
     const auto& fns = m.functions();
     for (size_t i = 0; i < fns.size(); ++i) {
       if (!fns[i].is_triton_kernel) continue;
@@ -254,10 +252,10 @@ class PrecisionLoweredCheck : public Check {
       std::set<std::string> operand_names;
       std::vector<Node> operands;
       for (const auto* d : dots) {
-        auto args = call_path::positional_args(d->node);
+        auto args = d->node.positional_args();
         for (size_t k = 0; k < args.size() && k < 2; ++k) operands.push_back(args[k]);
         for (const char* kw : {"a", "b", "input", "other"})
-          if (Node v = call_path::keyword_arg(d->node, kw); v.valid()) operands.push_back(v);
+          if (Node v = d->node.keyword_arg(kw); v.valid()) operands.push_back(v);
       }
       for (const auto& o : operands)
         m.walk(o, [&](Node n) {
@@ -267,7 +265,7 @@ class PrecisionLoweredCheck : public Check {
       for (const auto* c : convs) {
         bool feeds_dot = false;
         for (const auto& o : operands)
-          if (call_path::contains(o, c->node)) feeds_dot = true;
+          if (o.contains(c->node)) feeds_dot = true;
         if (!feeds_dot) {
           // Assigned to a name that the dot reads.
           Node p = c->node.parent();
@@ -283,7 +281,7 @@ class PrecisionLoweredCheck : public Check {
         if (!feeds_dot) continue;
         // The widened operand is seen flowing into tl.dot: as certain as an
         // fp8 conversion before an MMA in device code.
-        out.report(m.file(), c->node.line(), c->node.column(),
+        sink.report(kInfo, m.file(), c->node.line(), c->node.column(),
                    "The Triton kernel " + fns[i].name +
                        " converts an fp8 operand to a wider type before tl.dot, so the fp8 problem is computed on "
                        "bf16/fp16/fp32 tensor cores instead.",
@@ -294,26 +292,26 @@ class PrecisionLoweredCheck : public Check {
 
   static bool triton_cast_target(const python::Module& m, const python::Call& c) {
     if (c.qualified != "triton.language.cast") return false;
-    auto args = call_path::positional_args(c.node);
-    Node d = args.size() >= 2 ? args[1] : call_path::keyword_arg(c.node, "dtype");
+    auto args = c.node.positional_args();
+    Node d = args.size() >= 2 ? args[1] : c.node.keyword_arg("dtype");
     auto q = d.valid() ? m.qualified_name(d) : std::nullopt;
     return q && is_wider_dtype(*q);
   }
 
   // tl.dot(a, b, allow_tf32=True) / input_precision="tf32" on an fp32 problem.
   static void triton_dot_precision(const python::Module& m, const std::string& precision, bool fp32,
-                                   call_path::OncePerLine& out) {
+                                   FindingSink& sink) {
     if (!fp32) return;
     const auto conf = precision.empty() ? Confidence::low : Confidence::medium;
     for (const auto& c : m.calls()) {
       if (c.qualified != "triton.language.dot") continue;
-      bool tf32 = call_path::is_true_literal(call_path::keyword_arg(c.node, "allow_tf32"));
-      if (Node p = call_path::keyword_arg(c.node, "input_precision"); p.valid()) {
+      bool tf32 = patterns::is_true_literal(c.node.keyword_arg("allow_tf32"));
+      if (Node p = c.node.keyword_arg("input_precision"); p.valid()) {
         auto v = m.constant_string(p);
         if (v && (*v == "tf32" || *v == "tf32x3")) tf32 = true;
       }
       if (tf32)
-        out.report(m.file(), c.node.line(), c.node.column(),
+        sink.report(kInfo, m.file(), c.node.line(), c.node.column(),
                    "tl.dot is asked for TF32 inputs, so fp32 operands are rounded to TF32 before the product, a "
                    "lower precision than the problem intends.",
                    "triton.language.dot", conf);
@@ -321,7 +319,7 @@ class PrecisionLoweredCheck : public Check {
   }
 
   // __nv_fp8_e4m3 -> __nv_bfloat16 / half / float in device code.
-  static void device_conversions(const SourceFile& file, const cxx::Facts& facts, call_path::OncePerLine& out) {
+  static void device_conversions(const SourceFile& file, const cxx::Facts& facts, FindingSink& sink) {
     bool has_mma = false;
     for (const auto& c : facts.calls) {
       const std::string l = lower(c.callee.empty() ? c.spelled : c.callee);
@@ -333,7 +331,7 @@ class PrecisionLoweredCheck : public Check {
       if (to.find("bfloat16") == std::string::npos && to.find("half") == std::string::npos &&
           to.find("float") == std::string::npos && to.find("double") == std::string::npos)
         continue;
-      out.report(file, cv.line, 0,
+      sink.report(kInfo, file, cv.line, 0,
                  "Device code converts fp8 (" + cv.from_type + ") to " + cv.to_type +
                      (has_mma ? " before the MMA" : "") +
                      ", so the fp8 problem is computed at a different precision than intended.",

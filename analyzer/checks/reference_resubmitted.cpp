@@ -1,7 +1,7 @@
 // reference-resubmitted: the submission's forward is the problem's reference
 // forward with names changed (or delegates to the reference model, or, with
 // no problem at hand, a ModelNew.forward that is nothing but torch calls).
-#include "analyzer/checks/call_path.h"
+#include "analyzer/checks/pattern_helpers.h"
 #include "analyzer/checks/factories.h"
 
 #include <map>
@@ -85,9 +85,9 @@ std::vector<std::string> normalised_tokens(const python::Module& m, const python
   toks.push_back("PARAMS" + std::to_string(params.size()));
 
   for (const auto& st : statements(f.node)) {
-    std::vector<TSNode> stack{st.raw()};
+    std::vector<Node> stack{st};
     while (!stack.empty()) {
-      Node n(stack.back(), &m);
+      Node n = stack.back();
       stack.pop_back();
       const auto t = n.type();
       if (t == "comment") continue;
@@ -127,13 +127,13 @@ std::vector<std::string> normalised_tokens(const python::Module& m, const python
         }
         continue;
       }
-      const uint32_t count = ts_node_child_count(n.raw());
-      if (count == 0) {
+      std::vector<Node> kids = n.children();
+      if (kids.empty()) {
         toks.emplace_back(n.text());
         continue;
       }
       toks.push_back("(" + std::string(t));
-      for (uint32_t i = count; i-- > 0;) stack.push_back(ts_node_child(n.raw(), i));
+      stack.insert(stack.end(), kids.rbegin(), kids.rend());
     }
   }
   return toks;
@@ -143,11 +143,7 @@ bool is_reference_name(std::string_view q) {
   return q == "Model" || q == "reference.Model" || q.ends_with(".reference.Model");
 }
 
-const python::FunctionDef* forward_of(const python::Module& m, const python::ClassDef& cls) {
-  for (const auto& f : m.functions())
-    if (f.class_name == cls.name && f.name == "forward") return &f;
-  return nullptr;
-}
+
 
 // torch functions that create, combine or reshape tensors, or pick their
 // triangles and diagonals: no arithmetic of the problem's own.
@@ -174,7 +170,7 @@ class ReferenceResubmittedCheck : public Check {
     const python::Module& m = *s.python;
     const python::ClassDef* model = m.model_class();
     if (!model) return;
-    const python::FunctionDef* fwd = forward_of(m, *model);
+    const python::FunctionDef* fwd = m.model_forward();
 
     // class ModelNew(Model): no forward of its own.
     bool derives_from_reference = false;
@@ -197,7 +193,7 @@ class ReferenceResubmittedCheck : public Check {
     const python::Module* ref = ctx.problem ? ctx.problem->reference : nullptr;
     if (ref) {
       const python::ClassDef* ref_model = ref->model_class();
-      const python::FunctionDef* ref_fwd = ref_model ? forward_of(*ref, *ref_model) : nullptr;
+      const python::FunctionDef* ref_fwd = ref_model ? ref->model_forward() : nullptr;
       if (!ref_fwd) return;
       const auto mine = normalised_tokens(m, *fwd);
       const auto theirs = normalised_tokens(*ref, *ref_fwd);
@@ -340,7 +336,7 @@ class ReferenceResubmittedCheck : public Check {
     bool ok = true;
     const int fwd_index = static_cast<int>(&fwd - &m.functions()[0]);
     for (const auto& c : m.calls()) {
-      if (!call_path::contains(fwd.node, c.node)) continue;
+      if (!fwd.node.contains(c.node)) continue;
       if (c.function_index != fwd_index) return false;  // a nested def or lambda body: not "nothing else"
       ++calls;
       // A helper of this file (the front may resolve its name to itself).

@@ -7,24 +7,10 @@ namespace kaudit::analyzer {
 const std::vector<std::unique_ptr<Check>>& all_checks() {
   static const std::vector<std::unique_ptr<Check>> checks = [] {
     std::vector<std::unique_ptr<Check>> v;
-    // --- checks (one line each) ---
-    v.push_back(make_banned_call_check());
-    v.push_back(make_dynamic_code_check());
-    v.push_back(make_cuda_graph_check());
-    v.push_back(make_output_cached_on_identity_check());
-    v.push_back(make_call_count_dependent_check());
-    v.push_back(make_harness_sniffing_check());
-    v.push_back(make_monkeypatching_check());
-    v.push_back(make_foreign_file_access_check());
-    v.push_back(make_shape_hardcoded_check());
-    v.push_back(make_self_timing_check());
-    v.push_back(make_side_stream_or_thread_check());
-    v.push_back(make_fallback_to_banned_check());
-    v.push_back(make_precision_lowered_check());
-    v.push_back(make_l2_persistence_check());
-    v.push_back(make_no_authored_kernel_check());
-    v.push_back(make_reference_resubmitted_check());
-    v.push_back(make_disguised_output_check());
+    // The list lives in check_list.def: one KAUDIT_CHECK line a check.
+#define KAUDIT_CHECK(name) v.push_back(make_##name##_check());
+#include "analyzer/checks/check_list.def"
+#undef KAUDIT_CHECK
     return v;
   }();
   return checks;

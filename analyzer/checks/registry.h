@@ -1,4 +1,4 @@
-// The one place where checks are registered.
+// The registry of checks; the list itself is analyzer/checks/check_list.def.
 #pragma once
 
 #include "analyzer/check.h"

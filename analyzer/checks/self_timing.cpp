@@ -1,7 +1,7 @@
 // self-timing: the submission measures its own speed on the path the
 // benchmark times (CUDA events with timing, device-wide synchronisation,
 // host clocks, triton.testing.do_bench), in Python or in C++ host code.
-#include "analyzer/checks/call_path.h"
+#include "analyzer/checks/pattern_helpers.h"
 #include "analyzer/checks/factories.h"
 
 #include <set>
@@ -46,22 +46,20 @@ class SelfTimingCheck : public Check {
   const CheckInfo& info() const override { return kInfo; }
 
   void run(const Submission& s, const Context&, FindingSink& sink) const override {
-    call_path::OncePerLine out(kInfo, sink);
-    if (s.python) run_python(*s.python, out);
+    if (s.python) run_python(*s.python, sink);
     for (const auto& unit : s.cxx)
-      if (unit.file && unit.facts) run_cxx(*unit.file, *unit.facts, out);
+      if (unit.file && unit.facts) run_cxx(*unit.file, *unit.facts, sink);
   }
 
  private:
-  static void run_python(const python::Module& m, call_path::OncePerLine& out) {
-    const auto path = call_path::forward_path(m);
+  static void run_python(const python::Module& m, FindingSink& sink) {
     for (const auto& c : m.calls()) {
-      if (!call_path::on_path(path, c.function_index)) continue;
+      if (!m.on_forward_path(c.function_index)) continue;
       const std::string& q = c.qualified;
       const int line = c.node.line(), col = c.node.column();
       if (kEventClasses.count(q)) {
-        if (call_path::is_true_literal(call_path::keyword_arg(c.node, "enable_timing")))
-          out.report(m.file(), line, col,
+        if (patterns::is_true_literal(c.node.keyword_arg("enable_timing")))
+          sink.report(kInfo, m.file(), line, col,
                      "The forward path creates a timing CUDA event (" + q +
                          "(enable_timing=True)), so the submission can measure its own GPU time while the "
                          "benchmark measures it.",
@@ -69,14 +67,14 @@ class SelfTimingCheck : public Check {
         continue;
       }
       if (c.method == "elapsed_time" || q.ends_with(".elapsed_time")) {
-        out.report(m.file(), line, col,
+        sink.report(kInfo, m.file(), line, col,
                    "The forward path reads the time between two CUDA events (elapsed_time), so the "
                    "submission measures its own GPU time while the benchmark measures it.",
                    "elapsed_time");
         continue;
       }
       if (kHostClocks.count(q)) {
-        out.report(m.file(), line, col,
+        sink.report(kInfo, m.file(), line, col,
                    "The forward path reads the host clock " + q +
                        "(), so the submission can measure its own calls and tell warm-up from timed ones.",
                    q);
@@ -84,7 +82,7 @@ class SelfTimingCheck : public Check {
       }
       if (q.starts_with("triton.testing.do_bench") || q.starts_with("torch.utils.benchmark.") ||
           q.starts_with("timeit.")) {
-        out.report(m.file(), line, col,
+        sink.report(kInfo, m.file(), line, col,
                    "The forward path runs the benchmarking helper " + q +
                        ", so the submission times itself while it is being timed.",
                    q);
@@ -92,7 +90,7 @@ class SelfTimingCheck : public Check {
       }
       if (q == "torch.cuda.synchronize" || q == "torch.accelerator.synchronize" || q == "torch.cuda.Stream.synchronize" ||
           q == "torch.cuda.Event.synchronize" || (q.empty() && c.method == "synchronize")) {
-        out.report(m.file(), line, col,
+        sink.report(kInfo, m.file(), line, col,
                    "The forward path waits for the GPU (" + (q.empty() ? std::string(".synchronize()") : q + "()") +
                        "), which changes what the benchmark's own events measure and is the usual first step "
                        "of timing oneself.",
@@ -102,7 +100,7 @@ class SelfTimingCheck : public Check {
     }
   }
 
-  static void run_cxx(const SourceFile& file, const cxx::Facts& facts, call_path::OncePerLine& out) {
+  static void run_cxx(const SourceFile& file, const cxx::Facts& facts, FindingSink& sink) {
     auto name_of = [](const cxx::Call& c) -> std::string_view {
       return c.callee.empty() ? std::string_view(c.spelled) : std::string_view(c.callee);
     };
@@ -143,7 +141,7 @@ class SelfTimingCheck : public Check {
       } else {
         continue;
       }
-      out.report(file, c.line, c.column, std::move(msg), std::string(n), conf);
+      sink.report(kInfo, file, c.line, c.column, std::move(msg), std::string(n), conf);
     }
   }
 };

@@ -134,7 +134,6 @@ class ShapeHardcodedCheck : public Check {
 
   void run_python(const Module& m, bool have_problem, const std::set<long long>& graded,
                   const std::set<long long>& all_values, FindingSink& sink) const {
-    LineOnce once;
     const auto tables = literal_tables(m);
     std::set<std::pair<uint32_t, uint32_t>> chains;
     std::map<const python::FunctionDef*, Scope> scopes;
@@ -151,11 +150,11 @@ class ShapeHardcodedCheck : public Check {
           if (f.node == n && f.is_triton_kernel) return false;  // tl.constexpr specialisation is not a shape pin
       }
       if (n.type() == "dictionary") {
-        check_table(m, n, have_problem, graded, all_values, sink, once);
+        check_table(m, n, have_problem, graded, all_values, sink);
         return true;
       }
       if (n.type() != "comparison_operator") return true;
-      auto ops = operator_tokens(n);
+      auto ops = n.operator_tokens();
       if (ops.size() != 1 || (ops[0] != "==" && ops[0] != "!=" && ops[0] != "in" && ops[0] != "not in")) return true;
       auto kids = n.named_children();
       if (kids.size() != 2) return true;
@@ -173,13 +172,13 @@ class ShapeHardcodedCheck : public Check {
       for (long long v : values)
         if (pinned(v, have_problem, graded)) hits.push_back(v);
       if (hits.empty()) return true;
-      check_comparison(m, n, kids[shape_side], hits, ops[0], have_problem, sink, once, chains);
+      check_comparison(m, n, kids[shape_side], hits, ops[0], have_problem, sink, chains);
       return true;
     });
   }
 
   void check_comparison(const Module& m, Node cmp, Node shape, const std::vector<long long>& hits,
-                        const std::string& op, bool have_problem, FindingSink& sink, LineOnce& once,
+                        const std::string& op, bool have_problem, FindingSink& sink,
                         std::set<std::pair<uint32_t, uint32_t>>& chains) const {
     std::string vals;
     for (size_t i = 0; i < hits.size() && i < 4; ++i) vals += (i ? ", " : "") + std::to_string(hits[i]);
@@ -202,7 +201,7 @@ class ShapeHardcodedCheck : public Check {
     const bool negated = op == "!=" || op == "not in";
     if (t == "assert_statement") {
       if (negated) return;
-      report(m, cmp, sink, once, what + " by an assert, so every other shape is rejected",
+      report(m, cmp, sink, what + " by an assert, so every other shape is rejected",
              have_problem ? rules::Confidence::high : rules::Confidence::low);
       return;
     }
@@ -212,15 +211,15 @@ class ShapeHardcodedCheck : public Check {
                         first_statement_type(body) == "raise_statement";
     if (raises) {
       if (!negated) return;  // `if M == 4096: raise` rejects the graded shape, not the others
-      report(m, cmp, sink, once, what + " by a raise for any other shape",
+      report(m, cmp, sink, what + " by a raise for any other shape",
              have_problem ? rules::Confidence::high : rules::Confidence::low);
       return;
     }
     if (!have_problem || negated) return;  // tuning branches are judged only against the graded shapes
     Node top = stmt.type() == "elif_clause" ? stmt.parent() : stmt;
     if (has_else(top) || returns(m, body) || has_default(m, top, body)) return;
-    if (!chains.insert(key(top)).second) return;  // one finding per if-chain
-    report(m, cmp, sink, once, what + " by an if-chain with no branch for other shapes", rules::Confidence::medium);
+    if (!chains.insert(top.span()).second) return;  // one finding per if-chain
+    report(m, cmp, sink, what + " by an if-chain with no branch for other shapes", rules::Confidence::medium);
   }
 
   static std::string first_statement_type(const Node& block) {
@@ -268,7 +267,7 @@ class ShapeHardcodedCheck : public Check {
   }
 
   void check_table(const Module& m, Node dict, bool have_problem, const std::set<long long>& graded,
-                   const std::set<long long>& all_values, FindingSink& sink, LineOnce& once) const {
+                   const std::set<long long>& all_values, FindingSink& sink) const {
     int keyed = 0;
     std::vector<long long> seen;
     for (const auto& pair : dict.named_children()) {
@@ -317,7 +316,7 @@ class ShapeHardcodedCheck : public Check {
       return true;
     });
     if (!lookup || fallback) return;
-    report(m, dict, sink, once,
+    report(m, dict, sink,
            "the table " + name + " is keyed on " + std::to_string(keyed) + " shape" + (keyed > 1 ? "s" : "") +
                (have_problem ? " that are exactly the problem's graded shapes" : " of large literal sizes") +
                " and is looked up without a default, so any other shape fails" +
@@ -340,19 +339,17 @@ class ShapeHardcodedCheck : public Check {
     return false;
   }
 
-  void report(const Module& m, Node at, FindingSink& sink, LineOnce& once, std::string msg,
+  void report(const Module& m, Node at, FindingSink& sink, std::string msg,
               rules::Confidence c) const {
-    if (!once.first(at.line())) return;
-    sink.report(kInfo, m.file(), at.line(), at.column(), msg + reach_note(reach_of(m, at)) + ".", "", c);
+    sink.report(kInfo, m.file(), at.line(), at.column(), msg + reach_note(m.reach_of(at)) + ".", "", c);
   }
 
   void run_cxx(const Submission& s, bool have_problem, const std::set<long long>& graded, FindingSink& sink) const {
     for (const auto& u : s.cxx) {
       if (!u.facts || !u.file) continue;
-      std::set<int> lines;
       for (const auto& lit : u.facts->size_literals) {
         const bool hit = have_problem ? graded.count(lit.value) > 0 : (lit.value >= 64 && !power_of_two(lit.value));
-        if (!hit || !lines.insert(lit.line).second) continue;
+        if (!hit) continue;
         sink.report(kInfo, *u.file, lit.line, 0,
                     "`" + lit.compared_with + "` is compared with " + std::to_string(lit.value) +
                         (have_problem ? ", one of the problem's graded shapes" : ", a specific size") + ".",

@@ -1,6 +1,6 @@
 // side-stream-or-thread: work that can run where the benchmark's timer does
 // not look: side CUDA streams, host threads, other processes.
-#include "analyzer/checks/call_path.h"
+#include "analyzer/checks/pattern_helpers.h"
 #include "analyzer/checks/factories.h"
 
 #include <set>
@@ -62,19 +62,18 @@ class SideStreamOrThreadCheck : public Check {
   const CheckInfo& info() const override { return kInfo; }
 
   void run(const Submission& s, const Context&, FindingSink& sink) const override {
-    call_path::OncePerLine out(kInfo, sink);
-    if (s.python) run_python(*s.python, out);
+    if (s.python) run_python(*s.python, sink);
     for (const auto& unit : s.cxx)
-      if (unit.file && unit.facts) run_cxx(*unit.file, *unit.facts, out);
+      if (unit.file && unit.facts) run_cxx(*unit.file, *unit.facts, sink);
   }
 
  private:
-  static void run_python(const python::Module& m, call_path::OncePerLine& out) {
+  static void run_python(const python::Module& m, FindingSink& sink) {
     // A class that derives from threading.Thread or multiprocessing.Process runs its body elsewhere.
     for (const auto& cls : m.classes())
       for (const auto& b : cls.bases)
         if (is_thread_start(b))
-          out.report(m.file(), cls.node.line(), cls.node.column(),
+          sink.report(kInfo, m.file(), cls.node.line(), cls.node.column(),
                      "The class " + cls.name + " derives from " + b +
                          ", so its work runs on another thread or process that the benchmark's timer does not "
                          "wait for.",
@@ -84,7 +83,7 @@ class SideStreamOrThreadCheck : public Check {
       if (q.empty()) {
         // `loop.run_in_executor(...)` and `pool.submit(...)` start work elsewhere whatever the receiver.
         if (c.method == "run_in_executor")
-          out.report(m.file(), c.node.line(), c.node.column(),
+          sink.report(kInfo, m.file(), c.node.line(), c.node.column(),
                      "run_in_executor hands work to another thread or process that the benchmark's timer does "
                      "not wait for.",
                      "run_in_executor", Confidence::medium);
@@ -92,7 +91,7 @@ class SideStreamOrThreadCheck : public Check {
       }
       if (kPyStreams.count(q)) {
         const bool context = q == "torch.cuda.stream" || q == "torch.cuda.StreamContext" || q == "torch.cuda.set_stream";
-        out.report(m.file(), c.node.line(), c.node.column(),
+        sink.report(kInfo, m.file(), c.node.line(), c.node.column(),
                    context ? "Work is queued on a side CUDA stream (" + q +
                                  "); a benchmark that records its events on the current stream does not wait for it."
                            : "A side CUDA stream is created (" + q +
@@ -101,7 +100,7 @@ class SideStreamOrThreadCheck : public Check {
         continue;
       }
       if (is_thread_start(q)) {
-        out.report(m.file(), c.node.line(), c.node.column(),
+        sink.report(kInfo, m.file(), c.node.line(), c.node.column(),
                    "Work is started on another thread or process (" + q +
                        "); what it does is not measured by the benchmark's timer.",
                    q, Confidence::medium);
@@ -109,7 +108,7 @@ class SideStreamOrThreadCheck : public Check {
     }
   }
 
-  static void run_cxx(const SourceFile& file, const cxx::Facts& facts, call_path::OncePerLine& out) {
+  static void run_cxx(const SourceFile& file, const cxx::Facts& facts, FindingSink& sink) {
     for (const auto& c : facts.calls) {
       if (c.in_device_code) continue;
       const std::string n = strip_inline_namespaces(c.callee.empty() ? c.spelled : c.callee);
@@ -118,7 +117,7 @@ class SideStreamOrThreadCheck : public Check {
       if (is("cudaStreamCreate") || is("cudaStreamCreateWithFlags") || is("cudaStreamCreateWithPriority") ||
           is("cuStreamCreate") || is("cuStreamCreateWithPriority") || n.ends_with("::getStreamFromPool") ||
           sp == "getStreamFromPool") {
-        out.report(file, c.line, c.column,
+        sink.report(kInfo, file, c.line, c.column,
                    "A side CUDA stream is created (" + n +
                        "); kernels queued on it can run outside the interval the benchmark's timer measures.",
                    n, Confidence::low);
@@ -126,7 +125,7 @@ class SideStreamOrThreadCheck : public Check {
                  is("pthread_create") || is("fork") || is("vfork") || is("popen") || is("system") ||
                  n == "std::system" || is("posix_spawn") || is("posix_spawnp") ||
                  n.starts_with("execv") || n.starts_with("execl")) {
-        out.report(file, c.line, c.column,
+        sink.report(kInfo, file, c.line, c.column,
                    "Host code starts another thread or process (" + n +
                        "); what it does is not measured by the benchmark's timer.",
                    n, Confidence::medium);

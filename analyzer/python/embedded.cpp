@@ -50,7 +50,7 @@ void Module::Impl::build_embedded() {
     if (targets.empty()) continue;
     std::vector<TSNode> positional;
     std::vector<TSNode> keywords;
-    for (TSNode a : named_children_of(field_of(c.node.raw(), "arguments"))) {
+    for (TSNode a : named_children_of(field_of(raw_of(c.node), "arguments"))) {
       if (is_type(a, "comment")) continue;
       (is_type(a, "keyword_argument") ? keywords : positional).push_back(a);
     }

@@ -55,13 +55,13 @@ void Module::Impl::build_model() {
 
   // Calls: enclosing function, qualified callee, method name.
   for (Call& c : calls) {
-    TSNode n = c.node.raw();
+    TSNode n = raw_of(c.node);
     for (int s = scope_at(ts_node_start_byte(n)); s >= 0; s = scopes[s].parent)
       if (scopes[s].function_index >= 0) {
         c.function_index = scopes[s].function_index;
         break;
       }
-    TSNode callee = unparen(c.callee.raw());
+    TSNode callee = unparen(raw_of(c.callee));
     if (is_type(callee, "attribute")) {
       c.method = nfkc(text(field_of(callee, "attribute")));
       if (c.method == "append" || c.method == "extend" || c.method == "insert" || c.method == "__iadd__")

@@ -48,8 +48,68 @@ Node Node::field(const char* name) const {
 std::vector<Node> Node::named_children() const {
   std::vector<Node> out;
   if (!valid()) return out;
-  for (TSNode c : named_children_of(node_)) out.emplace_back(c, module_);
+  for (TSNode c : named_children_of(node_)) out.push_back(Node(c, module_));
   return out;
+}
+
+std::vector<Node> Node::children() const {
+  std::vector<Node> out;
+  if (!valid()) return out;
+  const uint32_t count = ts_node_child_count(node_);
+  out.reserve(count);
+  for (uint32_t i = 0; i < count; ++i) out.push_back(Node(ts_node_child(node_, i), module_));
+  return out;
+}
+
+uint32_t Node::start_byte() const { return valid() ? ts_node_start_byte(node_) : 0; }
+
+uint32_t Node::end_byte() const { return valid() ? ts_node_end_byte(node_) : 0; }
+
+bool Node::is_named() const { return valid() && ts_node_is_named(node_); }
+
+bool Node::contains(const Node& inner) const {
+  if (!valid() || !inner.valid()) return false;
+  return start_byte() <= inner.start_byte() && inner.end_byte() <= end_byte();
+}
+
+std::vector<std::string> Node::operator_tokens() const {
+  std::vector<std::string> ops;
+  std::string pending;
+  for (const Node& c : children()) {
+    if (c.is_named()) {
+      if (!pending.empty()) ops.push_back(pending);
+      pending.clear();
+      continue;
+    }
+    const std::string tok(c.type());
+    if (tok == "(" || tok == ")" || tok == ",") continue;
+    pending = pending.empty() ? tok : pending + " " + tok;
+  }
+  if (!pending.empty()) ops.push_back(pending);
+  return ops;
+}
+
+std::vector<Node> Node::positional_args() const {
+  std::vector<Node> out;
+  Node args = field("arguments");
+  if (!args.valid() || args.type() != "argument_list") return out;
+  for (const Node& a : args.named_children()) {
+    const auto t = a.type();
+    if (t == "keyword_argument" || t == "comment" || t == "list_splat" || t == "dictionary_splat") continue;
+    out.push_back(a);
+  }
+  return out;
+}
+
+Node Node::keyword_arg(std::string_view name) const {
+  Node args = field("arguments");
+  if (!args.valid() || args.type() != "argument_list") return {};
+  for (const Node& a : args.named_children()) {
+    if (a.type() != "keyword_argument") continue;
+    Node k = a.field("name");
+    if (k.valid() && k.text() == name) return a.field("value");
+  }
+  return {};
 }
 
 bool Node::is_error() const {
@@ -134,7 +194,7 @@ const std::vector<std::pair<int, int>>& Module::unparsed_line_ranges() const { r
 
 std::optional<std::string> Module::qualified_name(Node expr) const {
   if (!expr.valid()) return std::nullopt;
-  Sym s = impl_->resolve(expr.raw());
+  Sym s = impl_->resolve(raw_of(expr));
   if (s.kind != Sym::Kind::name || s.q.empty()) return std::nullopt;
   return s.q;
 }
@@ -143,14 +203,14 @@ std::optional<std::string> Module::constant_string(Node expr) const {
   if (!expr.valid()) return std::nullopt;
   FoldContext ctx;
   Folded f;
-  if (!impl_->fold_string(expr.raw(), ctx, f) || !f.complete) return std::nullopt;
+  if (!impl_->fold_string(raw_of(expr), ctx, f) || !f.complete) return std::nullopt;
   return std::move(f.text);
 }
 
 std::optional<long long> Module::constant_int(Node expr) const {
   if (!expr.valid()) return std::nullopt;
   FoldContext ctx;
-  return impl_->fold_int(expr.raw(), ctx);
+  return impl_->fold_int(raw_of(expr), ctx);
 }
 
 const std::vector<FunctionDef>& Module::functions() const { return impl_->functions; }
@@ -162,9 +222,46 @@ const ClassDef* Module::model_class() const {
   return impl_->model >= 0 ? &impl_->classes[impl_->model] : nullptr;
 }
 
+const FunctionDef* Module::model_forward() const {
+  const ClassDef* model = model_class();
+  if (!model) return nullptr;
+  for (const auto& f : impl_->functions)
+    if (f.class_name == model->name && f.name == "forward") return &f;
+  return nullptr;
+}
+
+bool Module::on_forward_path(int function_index) const {
+  const auto& fns = impl_->functions;
+  if (function_index < 0 || static_cast<size_t>(function_index) >= fns.size()) return false;
+  const FunctionDef& f = fns[function_index];
+  if (!model_class()) return true;
+  if (f.reachable_from_forward) return true;
+  const FunctionDef* fwd = model_forward();
+  if (!fwd) {
+    // forward inherited: what the front reached from it, or, when it comes
+    // from outside the file (nothing reached), every function.
+    return std::none_of(fns.begin(), fns.end(), [](const FunctionDef& g) { return g.reachable_from_forward; });
+  }
+  if (&f == fwd) return true;
+  // A def nested inside forward (a closure, a local helper) runs on the path
+  // when forward calls it; the front marks that as reachable, but a nested
+  // def inside forward itself is conservative to include.
+  return fwd->node.valid() && f.node.valid() && !(f.node == fwd->node) && fwd->node.contains(f.node);
+}
+
+Reach Module::reach_of(Node n) const {
+  const FunctionDef* f = enclosing_function(n);
+  if (!f) return Reach::module_level;
+  const ClassDef* model = model_class();
+  if (!model) return Reach::unknown;
+  if (on_forward_path(static_cast<int>(f - impl_->functions.data()))) return Reach::forward;
+  if (f->class_name == model->name && f->name == "__init__") return Reach::construction;
+  return Reach::unreachable;
+}
+
 const FunctionDef* Module::enclosing_function(Node n) const {
   if (!n.valid()) return nullptr;
-  uint32_t b = ts_node_start_byte(n.raw());
+  uint32_t b = ts_node_start_byte(raw_of(n));
   for (int s = impl_->scope_at(b); s >= 0; s = impl_->scopes[s].parent)
     if (impl_->scopes[s].function_index >= 0) return &impl_->functions[impl_->scopes[s].function_index];
   return nullptr;
@@ -174,7 +271,7 @@ void Module::walk(const std::function<bool(Node)>& visit) const { walk(root(), v
 
 void Module::walk(Node from, const std::function<bool(Node)>& visit) const {
   if (!from.valid()) return;
-  preorder(from.raw(), [&](TSNode n, const char*, int) { return visit(Node(n, this)); });
+  preorder(raw_of(from), [&](TSNode n, const char*, int) { return visit(Node(n, this)); });
 }
 
 }  // namespace kaudit::analyzer::python

@@ -8,6 +8,7 @@
 
 #include <tree_sitter/api.h>
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -21,10 +22,11 @@ namespace kaudit::analyzer::python {
 class Module;
 
 // A view of a tree-sitter node; valid while its Module lives.
+// Checks read the tree through Node and Module only; tree-sitter's own
+// handle stays inside the front.
 class Node {
  public:
   Node() = default;
-  Node(TSNode n, const Module* m) : node_(n), module_(m) {}
 
   bool valid() const { return module_ != nullptr && !ts_node_is_null(node_); }
   std::string_view type() const;  // tree-sitter-python node type: "call", "attribute", ...
@@ -32,14 +34,34 @@ class Node {
   int line() const;               // 1-based
   int column() const;             // 1-based, in bytes
   int end_line() const;
+  uint32_t start_byte() const;  // byte offsets into the file, [start, end)
+  uint32_t end_byte() const;
+  // A key that identifies a node within one tree: its byte span.
+  std::pair<uint32_t, uint32_t> span() const { return {start_byte(), end_byte()}; }
+  bool is_named() const;  // false for anonymous tokens ("(", "==", "not")
   Node parent() const;
   Node field(const char* name) const;  // child_by_field_name
   std::vector<Node> named_children() const;
+  std::vector<Node> children() const;  // every child, anonymous tokens included, in order
   bool is_error() const;  // ERROR or MISSING node
-  TSNode raw() const { return node_; }
+  // True when `inner` lies within this node's bytes (or is it).
+  bool contains(const Node& inner) const;
+  // The anonymous children between named ones, as text, brackets and commas
+  // left out: {"==", "is not"} for `a == b is not c`.
+  std::vector<std::string> operator_tokens() const;
+  // For a call node: its positional arguments (keyword arguments, splats and
+  // comments left out), and the value of keyword argument `name` (invalid
+  // when absent).
+  std::vector<Node> positional_args() const;
+  Node keyword_arg(std::string_view name) const;
   bool operator==(const Node& o) const { return ts_node_eq(node_, o.node_); }
 
  private:
+  Node(TSNode n, const Module* m) : node_(n), module_(m) {}
+  TSNode raw() const { return node_; }
+  friend class Module;
+  friend struct NodeAccess;
+
   TSNode node_{};
   const Module* module_ = nullptr;
 };
@@ -51,7 +73,7 @@ struct FunctionDef {
   Node node;                   // function_definition
   std::vector<std::string> decorators;  // resolved: "triton.jit", "triton.autotune", "torch.compile"
   bool is_triton_kernel = false;        // decorated with triton.jit (possibly under autotune/heuristics)
-  bool reachable_from_forward = false;  // called, directly or not, from the model's forward
+  bool reachable_from_forward = false;  // called, directly or not, from the model's forward (see Module::reach_of)
 };
 
 struct ClassDef {
@@ -90,6 +112,15 @@ struct ParseLimits {
   double pieces_seconds = 10.0;         // all pieces together: this much,
   double pieces_seconds_per_mb = 1.0;   // plus this per MB
   int give_up_after_failed_pieces = 8;  // consecutive pieces out of time: the rest is left out
+};
+
+// Where a piece of code runs, relative to the model's forward (Module::reach_of).
+enum class Reach {
+  forward,       // on forward's path
+  construction,  // in the model's __init__, off the path: once when the model is built
+  module_level,  // outside any def: once at import
+  unreachable,   // in a def that forward does not reach
+  unknown,       // no model class to judge by
 };
 
 class Module {
@@ -131,6 +162,16 @@ class Module {
   // that defines forward (the last such class when there are several); null
   // when there is none.
   const ClassDef* model_class() const;
+  // The model class's own forward (its first definition in the file), or null.
+  const FunctionDef* model_forward() const;
+  // Whether functions()[index] runs when the model's forward is called: the
+  // forward itself, what it reaches (FunctionDef::reachable_from_forward),
+  // and defs nested inside forward. Without a model class, or when forward
+  // is inherited from outside the file, every function counts, since any of
+  // them may be the entry. False for -1 (module level) and out of range.
+  bool on_forward_path(int function_index) const;
+  // Where code at `n` runs, relative to the model's forward, by the same rule.
+  Reach reach_of(Node n) const;
   // The function definition containing `n`, or null at module level.
   const FunctionDef* enclosing_function(Node n) const;
   // Preorder walk over every node, iterative (deep nesting is fine).

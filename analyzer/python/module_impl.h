@@ -16,6 +16,13 @@ extern "C" const TSLanguage* tree_sitter_python();
 
 namespace kaudit::analyzer::python {
 
+// The front's own way between Node and tree-sitter's handle (Node keeps both private).
+struct NodeAccess {
+  static TSNode raw(const Node& n) { return n.raw(); }
+  static Node make(TSNode n, const Module* m) { return Node(n, m); }
+};
+inline TSNode raw_of(const Node& n) { return NodeAccess::raw(n); }
+
 // Limits that keep hostile input (deep nesting, cyclic or exponential
 // definitions) from overflowing the stack or running for ever.
 inline constexpr int kMaxResolveDepth = 64;
@@ -178,7 +185,7 @@ struct Module::Impl {
 
   // module.cpp
   std::string_view text(TSNode n) const;
-  Node node(TSNode n) const { return Node(n, self); }
+  Node node(TSNode n) const { return NodeAccess::make(n, self); }
 
   // symbols.cpp: the scope tree and the bindings (one walk), then resolution.
   void build_scopes();

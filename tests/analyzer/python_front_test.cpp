@@ -888,8 +888,7 @@ TEST(PythonFrontRobustness, GarbageIsBoundedInTime) {
     EXPECT_GT(m->unparsed_line_ranges().front().first, 2 + 2 * 999);
   }
   for (const Call& c : m->calls()) {
-    EXPECT_EQ(c.node.text(), std::string_view(text).substr(ts_node_start_byte(c.node.raw()),
-                                                             ts_node_end_byte(c.node.raw()) - ts_node_start_byte(c.node.raw())));
+    EXPECT_EQ(c.node.text(), std::string_view(text).substr(c.node.start_byte(), c.node.end_byte() - c.node.start_byte()));
   }
   // With the default limits a small garbage file is parsed whole.
   auto small = parse(punctuation_garbage(20 * 1024, 9));
