@@ -5,6 +5,11 @@
 //   `expect-file: id`                          a finding of id with no line
 //   `kaudit-test: problem=DIR`                 analyse with this problem folder
 //   `kaudit-test: ignore=id[,id]`              do not compare these ids here
+// A file under tests/analyzer/checks/<id>/ compares the findings of <id>
+// only, unless it says
+//   `kaudit-test: compare=all`                 compare every id
+//   `kaudit-test: also=id[,id]`                compare these ids too
+// Files elsewhere (clean/) compare every id.
 // Any missing or extra finding fails the test.
 #include "analyzer/analyzer.h"
 
@@ -26,7 +31,9 @@ namespace {
 struct Expectations {
   std::multiset<std::pair<int, std::string>> findings;  // (line, id); line 0 for expect-file
   std::set<std::string> ignore;
-  std::string problem;  // relative to the file's folder
+  std::set<std::string> also;  // kaudit-test: also=
+  bool compare_all = false;    // kaudit-test: compare=all
+  std::string problem;         // relative to the file's folder
 };
 
 std::vector<std::string> split_ids(const std::string& s) {
@@ -46,6 +53,8 @@ Expectations read_expectations(const fs::path& path) {
   static const std::regex file_re(R"(expect-file:\s*([a-z0-9-]+(\s*,\s*[a-z0-9-]+)*))");
   static const std::regex problem_re(R"(kaudit-test:\s*problem=(\S+))");
   static const std::regex ignore_re(R"(kaudit-test:\s*ignore=([a-z0-9,-]+))");
+  static const std::regex also_re(R"(kaudit-test:\s*also=([a-z0-9,-]+))");
+  static const std::regex compare_all_re(R"(kaudit-test:\s*compare=all\b)");
   while (std::getline(in, line)) {
     ++n;
     std::smatch m;
@@ -56,6 +65,9 @@ Expectations read_expectations(const fs::path& path) {
     if (std::regex_search(line, m, problem_re)) e.problem = m[1].str();
     if (std::regex_search(line, m, ignore_re))
       for (const auto& id : split_ids(m[1].str())) e.ignore.insert(id);
+    if (std::regex_search(line, m, also_re))
+      for (const auto& id : split_ids(m[1].str())) e.also.insert(id);
+    if (std::regex_search(line, m, compare_all_re)) e.compare_all = true;
   }
   return e;
 }
@@ -85,6 +97,22 @@ const Analyzer& analyzer_for(const std::string& problem_dir) {
   return *slot;
 }
 
+// The check a fixture belongs to: <id> for tests/analyzer/checks/<id>/...,
+// empty elsewhere.
+std::string owning_check(const fs::path& path) {
+  const fs::path checks = fs::path(KAUDIT_SOURCE_DIR) / "tests" / "analyzer" / "checks";
+  const fs::path rel = path.lexically_relative(checks);
+  if (rel.empty() || *rel.begin() == ".." || std::distance(rel.begin(), rel.end()) < 2) return {};
+  return rel.begin()->string();
+}
+
+// Whether findings of `id` are compared in this file.
+bool compared(const Expectations& want, const std::string& owner, const std::string& id) {
+  if (want.ignore.count(id)) return false;
+  if (owner.empty() || want.compare_all) return true;
+  return id == owner || want.also.count(id) > 0;
+}
+
 class Expectation : public ::testing::TestWithParam<fs::path> {};
 
 TEST_P(Expectation, FindingsMatchInlineExpectations) {
@@ -92,18 +120,19 @@ TEST_P(Expectation, FindingsMatchInlineExpectations) {
   const Expectations want = read_expectations(path);
   const std::string problem = want.problem.empty() ? "" : (path.parent_path() / want.problem).string();
   const auto findings = analyzer_for(problem).analyze_file(path);
+  const std::string owner = owning_check(path);
 
   std::multiset<std::pair<int, std::string>> got;
   std::map<std::pair<int, std::string>, std::string> messages;
   for (const auto& f : findings) {
-    if (want.ignore.count(f.id)) continue;
+    if (!compared(want, owner, f.id)) continue;
     EXPECT_EQ(f.location.file, path.string()) << "finding " << f.id << " points at another file";
     got.insert({f.location.line, f.id});
     messages[{f.location.line, f.id}] = f.message;
   }
   std::multiset<std::pair<int, std::string>> expected;
   for (const auto& e : want.findings)
-    if (!want.ignore.count(e.second)) expected.insert(e);
+    if (compared(want, owner, e.second)) expected.insert(e);
 
   std::ostringstream missing, extra;
   for (const auto& e : expected)

@@ -3,6 +3,7 @@
 # another dimension, so the forward is not the reference token for token. It is
 # still nothing but torch, which is reported with low confidence.
 # kaudit-test: problem=../../problems/p10_fp32_linear_gelu_softmax
+# kaudit-test: also=no-authored-kernel
 # kaudit-test: ignore=banned-call
 import torch
 import torch.nn.functional as F

@@ -2,6 +2,7 @@
 # ops the reference does not call (torch.split, torch.cat): ops that only
 # arrange tensors do not hide a resubmitted reference.
 # kaudit-test: problem=../../problems/p10_fp32_linear_gelu_softmax
+# kaudit-test: also=no-authored-kernel
 # kaudit-test: ignore=banned-call
 import torch
 import torch.nn.functional as F
