@@ -301,6 +301,8 @@ bool unknown_part(const FoldContext& ctx, Folded& out, std::string_view placehol
 
 }  // namespace
 
+// Folds `n` to a constant string into `out`: the entry of every string
+// fold. Guards depth and size, then hands the node to the step for its type.
 bool Module::Impl::fold_string(TSNode n, FoldContext& ctx, Folded& out) const {
   NestGuard guard;
   Depth depth(ctx.depth);
@@ -313,420 +315,463 @@ bool Module::Impl::fold_string(TSNode n, FoldContext& ctx, Folded& out) const {
     return false;
   }
   std::string_view t = ts_node_type(n);
+  if (t == "string") return fold_string_literal(n, ctx, out);
+  if (t == "concatenated_string") return fold_concatenated(n, ctx, out);
+  if (t == "binary_operator") {
+    std::string_view op = text(field_of(n, "operator"));
+    if (op == "+") return fold_sum(n, ctx, out);
+    if (op == "%") return fold_percent_format(n, line, ctx, out);
+    return unknown_part(ctx, out, "", line);
+  }
+  if (t == "identifier" || t == "attribute") return fold_bound_name(n, line, ctx, out);
+  if (t == "call") return fold_call(n, line, ctx, out);
+  if (t == "subscript") return fold_subscript(n, line, ctx, out);
+  return unknown_part(ctx, out, "", line);
+}
 
-  if (t == "string") {
-    std::vector<TSNode> parts = named_children_of(n);
-    std::string prefix;
-    if (!parts.empty() && is_type(parts.front(), "string_start"))
-      for (char c : text(parts.front())) {
-        if (c == '"' || c == '\'') break;
-        prefix += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+// A string literal: its content decoded, f-string interpolations folded.
+bool Module::Impl::fold_string_literal(TSNode n, FoldContext& ctx, Folded& out) const {
+  std::vector<TSNode> parts = named_children_of(n);
+  std::string prefix;
+  if (!parts.empty() && is_type(parts.front(), "string_start"))
+    for (char c : text(parts.front())) {
+      if (c == '"' || c == '\'') break;
+      prefix += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+  bool raw = prefix.find('r') != std::string::npos, fstr = prefix.find('f') != std::string::npos,
+       bytes = prefix.find('b') != std::string::npos;
+  Folded s;
+  for (TSNode p : parts) {
+    std::string_view pt = ts_node_type(p);
+    if (pt == "string_content" || pt == "escape_sequence") {
+      decode_content(text(p), line_of(p), raw, fstr, bytes, s);
+    } else if (pt == "interpolation") {
+      TSNode e = field_of(p, "expression");
+      TSNode conv = field_of(p, "type_conversion");
+      bool simple = ts_node_is_null(field_of(p, "format_specifier")) &&
+                    (ts_node_is_null(conv) || text(conv) == "!s") && !text(p).ends_with("=}");
+      Folded piece;
+      FoldContext strict = ctx.strict();
+      std::optional<long long> iv = simple ? fold_int(e, strict) : std::nullopt;
+      if (iv) {
+        piece.append_text(std::to_string(*iv), line_of(e));
+      } else if (!simple || !fold_string(e, strict, piece)) {
+        // In an embedded source the expression's text reads better than
+        // nothing: `int n = {N};` stays `int n = N;`.
+        if (ctx.exhausted()) return false;
+        piece = Folded{};
+        if (!unknown_part(ctx, piece, text(e), line_of(e))) return false;
       }
-    bool raw = prefix.find('r') != std::string::npos, fstr = prefix.find('f') != std::string::npos,
-         bytes = prefix.find('b') != std::string::npos;
+      s.append(piece);
+    }
+    if (s.text.size() > kMaxFoldBytes) return give_up(ctx);
+  }
+  if (s.lines.empty() && s.text.empty()) {
+    // An empty literal still has a place.
+  }
+  out.append(s);
+  return true;
+}
+
+// Implicit juxtaposition: "a" "b".
+bool Module::Impl::fold_concatenated(TSNode n, FoldContext& ctx, Folded& out) const {
+  for (TSNode p : named_children_of(n)) {
+    Folded piece;
+    if (!fold_string(p, ctx, piece)) return false;
+    out.append(piece);
+    if (out.text.size() > kMaxFoldBytes) return give_up(ctx);
+  }
+  return true;
+}
+
+// a + b + c: each operand folded, an unknown one left as a gap when lenient.
+bool Module::Impl::fold_sum(TSNode n, FoldContext& ctx, Folded& out) const {
+// Flatten the left spine iteratively: a + b + c + ... nests leftwards.
+std::vector<TSNode> rights;
+TSNode cur = n;
+while (is_type(cur, "binary_operator") && text(field_of(cur, "operator")) == "+") {
+  rights.push_back(field_of(cur, "right"));
+  cur = unparen(field_of(cur, "left"));
+  if (++ctx.sh->steps > kMaxFoldSteps) return false;
+}
+rights.push_back(cur);
+for (auto it = rights.rbegin(); it != rights.rend(); ++it) {
+  Folded piece;
+  if (!fold_string(*it, ctx, piece)) {
+    if (ctx.exhausted()) return false;
+    piece = Folded{};
+    if (!unknown_part(ctx, piece, "", line_of(*it))) return false;
+  }
+  out.append(piece);
+  if (out.text.size() > kMaxFoldBytes) return give_up(ctx);
+}
+return true;
+}
+
+// "template %s" % args.
+bool Module::Impl::fold_percent_format(TSNode n, int line, FoldContext& ctx, Folded& out) const {
+Folded tmpl;
+FoldContext strict = ctx.strict();
+if (!fold_string(field_of(n, "left"), strict, tmpl)) return unknown_part(ctx, out, "", line);
+TSNode right = unparen(field_of(n, "right"));
+std::vector<TSNode> args = is_type(right, "tuple") ? named_children_of(right) : std::vector<TSNode>{right};
+Folded res;
+size_t ai = 0, li = 0;
+for (size_t i = 0; i < tmpl.text.size(); ++i) {
+  char c = tmpl.text[i];
+  int here = tmpl.lines[std::min(li, tmpl.lines.size() - 1)];
+  if (c != '%') {
+    int next = tmpl.lines[std::min(li + 1, tmpl.lines.size() - 1)];
+    res.put(c, here, next);
+    if (c == '\n') ++li;
+    continue;
+  }
+  if (i + 1 >= tmpl.text.size()) return unknown_part(ctx, out, "", line);
+  char spec = tmpl.text[++i];
+  if (spec == '%') {
+    res.put('%', here, here);
+    continue;
+  }
+  if (ai >= args.size()) return unknown_part(ctx, out, "", line);
+  TSNode a = args[ai++];
+  FoldContext sub = ctx.strict();
+  if (spec == 'd' || spec == 'i' || spec == 'x' || spec == 'X') {
+    auto v = fold_int(a, sub);
+    if (!v) return unknown_part(ctx, out, "", line);
+    char buf[32];
+    auto r = std::to_chars(buf, buf + sizeof buf, *v, spec == 'd' || spec == 'i' ? 10 : 16);
+    std::string digits(buf, r.ptr);
+    if (spec == 'X') std::transform(digits.begin(), digits.end(), digits.begin(), ::toupper);
+    res.append_text(digits, here);
+  } else if (spec == 's') {
+    if (auto v = fold_int(a, sub)) {
+      res.append_text(std::to_string(*v), here);
+    } else {
+      Folded piece;
+      if (!fold_string(a, sub, piece)) return unknown_part(ctx, out, "", line);
+      res.append(piece);
+    }
+  } else {
+    return unknown_part(ctx, out, "", line);
+  }
+}
+if (ai != args.size()) return unknown_part(ctx, out, "", line);
+out.append(res);
+return true;
+}
+
+// A name or attribute bound to constants (possibly grown with +=).
+bool Module::Impl::fold_bound_name(TSNode n, int line, FoldContext& ctx, Folded& out) const {
+  std::vector<int> chain;
+  if (!value_chain(n, chain)) {
+    // Class.X and self.X are tried above; anything else is unknown.
+    return unknown_part(ctx, out, "", line);
+  }
+  for (int b : chain)
+    if (std::find(ctx.active.begin(), ctx.active.end(), b) != ctx.active.end()) return false;  // a cycle
+  Folded res;
+  for (size_t i = 0; i < chain.size(); ++i) {
+    const Binding& b = bindings[chain[i]];
+    if (i > 0 && b.op != '+') return unknown_part(ctx, out, "", line);
+    const long long key = static_cast<long long>(chain[i]) * 2 + (ctx.lenient ? 1 : 0);
+    Folded piece;
+    bool ok = true;
+    if (auto hit = ctx.sh->memo.find(key); hit != ctx.sh->memo.end()) {
+      piece = hit->second;
+    } else {
+      ctx.active.push_back(chain[i]);
+      ok = fold_string(b.value, ctx, piece);
+      ctx.active.pop_back();
+      // Small values only: large ones reach the size limit before they can multiply.
+      if (ok && piece.text.size() <= kMaxMemoBytes) ctx.sh->memo.emplace(key, piece);
+    }
+    if (!ok) return ctx.exhausted() ? false : unknown_part(ctx, out, "", line);
+    res.append(piece);
+    if (res.text.size() > kMaxFoldBytes) return give_up(ctx);
+  }
+  out.append(res);
+  return true;
+}
+
+// A call: string methods on a constant receiver, then str/bytes/chr/dedent.
+bool Module::Impl::fold_call(TSNode n, int line, FoldContext& ctx, Folded& out) const {
+  TSNode fn = unparen(field_of(n, "function"));
+  std::vector<TSNode> args, kwargs;
+  for (TSNode a : named_children_of(field_of(n, "arguments"))) {
+    if (is_type(a, "comment")) continue;
+    (is_type(a, "keyword_argument") ? kwargs : args).push_back(a);
+  }
+  if (is_type(fn, "attribute"))
+    if (std::optional<bool> done = fold_string_method(fn, args, kwargs, line, ctx, out)) return *done;
+  return fold_builtin_call(fn, args, line, ctx, out);
+}
+
+// obj.join/format/encode/decode/strip/upper/lower/replace(...); nullopt when
+// the method is none of these (the call is then tried as a builtin).
+std::optional<bool> Module::Impl::fold_string_method(TSNode fn, const std::vector<TSNode>& args,
+                                                     const std::vector<TSNode>& kwargs, int line, FoldContext& ctx,
+                                                     Folded& out) const {
+  std::string_view method = text(field_of(fn, "attribute"));
+  TSNode obj = field_of(fn, "object");
+  if (method == "join" && args.size() == 1 && kwargs.empty()) return fold_join(obj, args[0], line, ctx, out);
+  if (method == "format") return fold_format(obj, args, kwargs, line, ctx, out);
+  if (method == "encode" || method == "decode") return fold_string(obj, ctx, out);
+  if (args.empty() && kwargs.empty() &&
+      (method == "strip" || method == "lstrip" || method == "rstrip" || method == "upper" || method == "lower"))
+    return fold_strip_or_case(obj, method, line, ctx, out);
+  if (method == "replace" && args.size() >= 2 && args.size() <= 3 && kwargs.empty())
+    return fold_replace(obj, args, line, ctx, out);
+  return std::nullopt;
+}
+
+// sep.join([...]): the separator and every item constant.
+bool Module::Impl::fold_join(TSNode obj, TSNode seq_expr, int line, FoldContext& ctx, Folded& out) const {
+Folded sep;
+FoldContext strict = ctx.strict();
+if (!fold_string(obj, strict, sep)) return unknown_part(ctx, out, "", line);
+TSNode seq = unparen(seq_expr);
+std::string_view st = ts_node_type(seq);
+if (st != "list" && st != "tuple" && st != "identifier" && st != "binary_operator")
+  return unknown_part(ctx, out, "", line);
+Folded res;
+bool first = true;
+std::vector<TSNode> items = sequence_items(seq, ctx);
+if (ctx.sh->mutated_list) {
+  if (!ctx.lenient) return false;
+  res.complete = false;
+}
+for (TSNode item : items) {
+  if (is_type(item, "list_splat") || (ts_node_eq(item, seq) && st != "list" && st != "tuple"))
+    return unknown_part(ctx, out, "", line);
+  if (!first) res.append(sep);
+  first = false;
+  Folded piece;
+  if (!fold_string(item, ctx, piece)) {
+    if (ctx.exhausted()) return false;
+    piece = Folded{};
+    if (!unknown_part(ctx, piece, "", line_of(item))) return false;
+  }
+  res.append(piece);
+  if (res.text.size() > kMaxFoldBytes) return give_up(ctx);
+}
+out.append(res);
+return true;
+}
+
+// "{} {name}".format(...): positional, numbered and keyword fields, no format specs.
+bool Module::Impl::fold_format(TSNode obj, const std::vector<TSNode>& args, const std::vector<TSNode>& kwargs, int line,
+                               FoldContext& ctx, Folded& out) const {
+Folded tmpl;
+FoldContext strict = ctx.strict();
+if (!fold_string(obj, strict, tmpl)) return unknown_part(ctx, out, "", line);
+auto arg_value = [&](TSNode a, Folded& piece, int at) -> bool {
+  FoldContext sub = ctx.strict();
+  if (auto v = fold_int(a, sub)) {
+    piece.append_text(std::to_string(*v), at);
+    return true;
+  }
+  return fold_string(a, sub, piece);
+};
+Folded res;
+size_t auto_index = 0, li = 0;
+const std::string& s = tmpl.text;
+for (size_t i = 0; i < s.size(); ++i) {
+  char c = s[i];
+  int here = tmpl.lines[std::min(li, tmpl.lines.size() - 1)];
+  if ((c == '{' || c == '}') && i + 1 < s.size() && s[i + 1] == c) {
+    res.put(c, here, here);
+    ++i;
+    continue;
+  }
+  if (c == '}') return unknown_part(ctx, out, "", line);
+  if (c != '{') {
+    res.put(c, here, tmpl.lines[std::min(li + 1, tmpl.lines.size() - 1)]);
+    if (c == '\n') ++li;
+    continue;
+  }
+  size_t close = s.find('}', i);
+  if (close == std::string::npos) return unknown_part(ctx, out, "", line);
+  std::string field = s.substr(i + 1, close - i - 1);
+  i = close;
+  if (field.ends_with("!s")) field.resize(field.size() - 2);
+  if (field.find_first_of("!:[.{") != std::string::npos) return unknown_part(ctx, out, "", line);
+  TSNode a{};
+  if (field.empty()) {
+    if (auto_index >= args.size()) return unknown_part(ctx, out, "", line);
+    a = args[auto_index++];
+  } else if (std::isdigit(static_cast<unsigned char>(field[0]))) {
+    size_t k = 0;
+    auto r = std::from_chars(field.data(), field.data() + field.size(), k);
+    if (r.ec != std::errc() || k >= args.size()) return unknown_part(ctx, out, "", line);
+    a = args[k];
+  } else {
+    for (TSNode kw : kwargs)
+      if (text(field_of(kw, "name")) == field) a = field_of(kw, "value");
+    if (ts_node_is_null(a)) return unknown_part(ctx, out, "", line);
+  }
+  if (is_type(a, "list_splat") || is_type(a, "dictionary_splat")) return unknown_part(ctx, out, "", line);
+  Folded piece;
+  if (!arg_value(a, piece, here)) return unknown_part(ctx, out, "", line);
+  res.append(piece);
+}
+out.append(res);
+return true;
+}
+
+// s.strip()/lstrip()/rstrip()/upper()/lower() without arguments.
+bool Module::Impl::fold_strip_or_case(TSNode obj, std::string_view method, int line, FoldContext& ctx,
+                                      Folded& out) const {
+  Folded s;
+  FoldContext strict = ctx.strict();
+  if (!fold_string(obj, strict, s)) return unknown_part(ctx, out, "", line);
+  if (method == "upper" || method == "lower") {
+    if (!ascii_only(s.text)) return unknown_part(ctx, out, "", line);
+    for (char& c : s.text) c = static_cast<char>(method == "upper" ? std::toupper(c) : std::tolower(c));
+  } else {
+    auto ws = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; };
+    if (method != "lstrip")
+      while (!s.text.empty() && ws(s.text.back())) {
+        if (s.text.back() == '\n') s.lines.pop_back();
+        s.text.pop_back();
+      }
+    if (method != "rstrip") {
+      size_t k = 0, nl = 0;
+      while (k < s.text.size() && ws(s.text[k])) nl += s.text[k++] == '\n';
+      s.text.erase(0, k);
+      s.lines.erase(s.lines.begin(), s.lines.begin() + static_cast<long>(std::min(nl, s.lines.size())));
+    }
+    s.fix_lines();
+  }
+  out.append(s);
+  return true;
+}
+
+// s.replace(a, b[, count]).
+bool Module::Impl::fold_replace(TSNode obj, const std::vector<TSNode>& args, int line, FoldContext& ctx,
+                                Folded& out) const {
+Folded s, a, b;
+FoldContext strict = ctx.strict();
+if (!fold_string(obj, strict, s) || !fold_string(args[0], strict, a) || !fold_string(args[1], strict, b))
+  return unknown_part(ctx, out, "", line);
+long long count = -1;
+if (args.size() == 3) {
+  auto c = fold_int(args[2], strict);
+  if (!c) return unknown_part(ctx, out, "", line);
+  count = *c;
+}
+if (a.text.empty()) return unknown_part(ctx, out, "", line);
+std::string r;
+size_t from = 0;
+for (long long done = 0; count < 0 || done < count; ++done) {
+  size_t at = s.text.find(a.text, from);
+  if (at == std::string::npos) break;
+  r.append(s.text, from, at - from);
+  r += b.text;
+  from = at + a.text.size();
+  if (r.size() > kMaxFoldBytes) return give_up(ctx);
+}
+r.append(s.text, from);
+bool same_lines = a.text.find('\n') == std::string::npos && b.text.find('\n') == std::string::npos;
+s.text = std::move(r);
+if (!same_lines) s.fix_lines();
+out.append(s);
+return true;
+}
+
+// str(x), bytes(x), chr(i), textwrap.dedent(s), inspect.cleandoc(s).
+bool Module::Impl::fold_builtin_call(TSNode fn, const std::vector<TSNode>& args, int line, FoldContext& ctx,
+                                     Folded& out) const {
+  Sym f = resolve(fn);
+  if (f.kind != Sym::Kind::name) return unknown_part(ctx, out, "", line);
+  if ((f.q == "str" || f.q == "bytes") && args.size() == 1) {
+    FoldContext sub = ctx.strict();
+    if (auto v = fold_int(args[0], sub)) {
+      out.append_text(std::to_string(*v), line);
+      return true;
+    }
+    return fold_string(args[0], ctx, out);
+  }
+  if (f.q == "chr" && args.size() == 1) {
+    FoldContext sub = ctx.strict();
+    auto v = fold_int(args[0], sub);
+    if (!v || *v < 0 || *v > 0x10FFFF) return unknown_part(ctx, out, "", line);
     Folded s;
-    for (TSNode p : parts) {
-      std::string_view pt = ts_node_type(p);
-      if (pt == "string_content" || pt == "escape_sequence") {
-        decode_content(text(p), line_of(p), raw, fstr, bytes, s);
-      } else if (pt == "interpolation") {
-        TSNode e = field_of(p, "expression");
-        TSNode conv = field_of(p, "type_conversion");
-        bool simple = ts_node_is_null(field_of(p, "format_specifier")) &&
-                      (ts_node_is_null(conv) || text(conv) == "!s") && !text(p).ends_with("=}");
-        Folded piece;
-        FoldContext strict = ctx.strict();
-        std::optional<long long> iv = simple ? fold_int(e, strict) : std::nullopt;
-        if (iv) {
-          piece.append_text(std::to_string(*iv), line_of(e));
-        } else if (!simple || !fold_string(e, strict, piece)) {
-          // In an embedded source the expression's text reads better than
-          // nothing: `int n = {N};` stays `int n = N;`.
-          if (ctx.exhausted()) return false;
-          piece = Folded{};
-          if (!unknown_part(ctx, piece, text(e), line_of(e))) return false;
-        }
-        s.append(piece);
-      }
-      if (s.text.size() > kMaxFoldBytes) return give_up(ctx);
-    }
-    if (s.lines.empty() && s.text.empty()) {
-      // An empty literal still has a place.
-    }
+    put_utf8(s, static_cast<uint32_t>(*v), line);
     out.append(s);
     return true;
   }
-
-  if (t == "concatenated_string") {
-    for (TSNode p : named_children_of(n)) {
-      Folded piece;
-      if (!fold_string(p, ctx, piece)) return false;
-      out.append(piece);
-      if (out.text.size() > kMaxFoldBytes) return give_up(ctx);
-    }
-    return true;
-  }
-
-  if (t == "binary_operator") {
-    std::string_view op = text(field_of(n, "operator"));
-    if (op == "+") {
-      // Flatten the left spine iteratively: a + b + c + ... nests leftwards.
-      std::vector<TSNode> rights;
-      TSNode cur = n;
-      while (is_type(cur, "binary_operator") && text(field_of(cur, "operator")) == "+") {
-        rights.push_back(field_of(cur, "right"));
-        cur = unparen(field_of(cur, "left"));
-        if (++ctx.sh->steps > kMaxFoldSteps) return false;
-      }
-      rights.push_back(cur);
-      for (auto it = rights.rbegin(); it != rights.rend(); ++it) {
-        Folded piece;
-        if (!fold_string(*it, ctx, piece)) {
-          if (ctx.exhausted()) return false;
-          piece = Folded{};
-          if (!unknown_part(ctx, piece, "", line_of(*it))) return false;
-        }
-        out.append(piece);
-        if (out.text.size() > kMaxFoldBytes) return give_up(ctx);
-      }
-      return true;
-    }
-    if (op == "%") {
-      Folded tmpl;
-      FoldContext strict = ctx.strict();
-      if (!fold_string(field_of(n, "left"), strict, tmpl)) return unknown_part(ctx, out, "", line);
-      TSNode right = unparen(field_of(n, "right"));
-      std::vector<TSNode> args = is_type(right, "tuple") ? named_children_of(right) : std::vector<TSNode>{right};
-      Folded res;
-      size_t ai = 0, li = 0;
-      for (size_t i = 0; i < tmpl.text.size(); ++i) {
-        char c = tmpl.text[i];
-        int here = tmpl.lines[std::min(li, tmpl.lines.size() - 1)];
-        if (c != '%') {
-          int next = tmpl.lines[std::min(li + 1, tmpl.lines.size() - 1)];
-          res.put(c, here, next);
-          if (c == '\n') ++li;
-          continue;
-        }
-        if (i + 1 >= tmpl.text.size()) return unknown_part(ctx, out, "", line);
-        char spec = tmpl.text[++i];
-        if (spec == '%') {
-          res.put('%', here, here);
-          continue;
-        }
-        if (ai >= args.size()) return unknown_part(ctx, out, "", line);
-        TSNode a = args[ai++];
-        FoldContext sub = ctx.strict();
-        if (spec == 'd' || spec == 'i' || spec == 'x' || spec == 'X') {
-          auto v = fold_int(a, sub);
-          if (!v) return unknown_part(ctx, out, "", line);
-          char buf[32];
-          auto r = std::to_chars(buf, buf + sizeof buf, *v, spec == 'd' || spec == 'i' ? 10 : 16);
-          std::string digits(buf, r.ptr);
-          if (spec == 'X') std::transform(digits.begin(), digits.end(), digits.begin(), ::toupper);
-          res.append_text(digits, here);
-        } else if (spec == 's') {
-          if (auto v = fold_int(a, sub)) {
-            res.append_text(std::to_string(*v), here);
-          } else {
-            Folded piece;
-            if (!fold_string(a, sub, piece)) return unknown_part(ctx, out, "", line);
-            res.append(piece);
-          }
-        } else {
-          return unknown_part(ctx, out, "", line);
-        }
-      }
-      if (ai != args.size()) return unknown_part(ctx, out, "", line);
-      out.append(res);
-      return true;
-    }
-    return unknown_part(ctx, out, "", line);
-  }
-
-  if (t == "identifier" || t == "attribute") {
-    std::vector<int> chain;
-    if (!value_chain(n, chain)) {
-      // Class.X and self.X are tried above; anything else is unknown.
-      return unknown_part(ctx, out, "", line);
-    }
-    for (int b : chain)
-      if (std::find(ctx.active.begin(), ctx.active.end(), b) != ctx.active.end()) return false;  // a cycle
-    Folded res;
-    for (size_t i = 0; i < chain.size(); ++i) {
-      const Binding& b = bindings[chain[i]];
-      if (i > 0 && b.op != '+') return unknown_part(ctx, out, "", line);
-      const long long key = static_cast<long long>(chain[i]) * 2 + (ctx.lenient ? 1 : 0);
-      Folded piece;
-      bool ok = true;
-      if (auto hit = ctx.sh->memo.find(key); hit != ctx.sh->memo.end()) {
-        piece = hit->second;
-      } else {
-        ctx.active.push_back(chain[i]);
-        ok = fold_string(b.value, ctx, piece);
-        ctx.active.pop_back();
-        // Small values only: large ones reach the size limit before they can multiply.
-        if (ok && piece.text.size() <= kMaxMemoBytes) ctx.sh->memo.emplace(key, piece);
-      }
-      if (!ok) return ctx.exhausted() ? false : unknown_part(ctx, out, "", line);
-      res.append(piece);
-      if (res.text.size() > kMaxFoldBytes) return give_up(ctx);
-    }
-    out.append(res);
-    return true;
-  }
-
-  if (t == "call") {
-    TSNode fn = unparen(field_of(n, "function"));
-    std::vector<TSNode> args, kwargs;
-    for (TSNode a : named_children_of(field_of(n, "arguments"))) {
-      if (is_type(a, "comment")) continue;
-      (is_type(a, "keyword_argument") ? kwargs : args).push_back(a);
-    }
-    if (is_type(fn, "attribute")) {
-      std::string_view method = text(field_of(fn, "attribute"));
-      TSNode obj = field_of(fn, "object");
-      if (method == "join" && args.size() == 1 && kwargs.empty()) {
-        Folded sep;
-        FoldContext strict = ctx.strict();
-        if (!fold_string(obj, strict, sep)) return unknown_part(ctx, out, "", line);
-        TSNode seq = unparen(args[0]);
-        std::string_view st = ts_node_type(seq);
-        if (st != "list" && st != "tuple" && st != "identifier" && st != "binary_operator")
-          return unknown_part(ctx, out, "", line);
-        Folded res;
-        bool first = true;
-        std::vector<TSNode> items = sequence_items(seq, ctx);
-        if (ctx.sh->mutated_list) {
-          if (!ctx.lenient) return false;
-          res.complete = false;
-        }
-        for (TSNode item : items) {
-          if (is_type(item, "list_splat") || (ts_node_eq(item, seq) && st != "list" && st != "tuple"))
-            return unknown_part(ctx, out, "", line);
-          if (!first) res.append(sep);
-          first = false;
-          Folded piece;
-          if (!fold_string(item, ctx, piece)) {
-            if (ctx.exhausted()) return false;
-            piece = Folded{};
-            if (!unknown_part(ctx, piece, "", line_of(item))) return false;
-          }
-          res.append(piece);
-          if (res.text.size() > kMaxFoldBytes) return give_up(ctx);
-        }
-        out.append(res);
-        return true;
-      }
-      if (method == "format") {
-        Folded tmpl;
-        FoldContext strict = ctx.strict();
-        if (!fold_string(obj, strict, tmpl)) return unknown_part(ctx, out, "", line);
-        auto arg_value = [&](TSNode a, Folded& piece, int at) -> bool {
-          FoldContext sub = ctx.strict();
-          if (auto v = fold_int(a, sub)) {
-            piece.append_text(std::to_string(*v), at);
-            return true;
-          }
-          return fold_string(a, sub, piece);
-        };
-        Folded res;
-        size_t auto_index = 0, li = 0;
-        const std::string& s = tmpl.text;
-        for (size_t i = 0; i < s.size(); ++i) {
-          char c = s[i];
-          int here = tmpl.lines[std::min(li, tmpl.lines.size() - 1)];
-          if ((c == '{' || c == '}') && i + 1 < s.size() && s[i + 1] == c) {
-            res.put(c, here, here);
-            ++i;
-            continue;
-          }
-          if (c == '}') return unknown_part(ctx, out, "", line);
-          if (c != '{') {
-            res.put(c, here, tmpl.lines[std::min(li + 1, tmpl.lines.size() - 1)]);
-            if (c == '\n') ++li;
-            continue;
-          }
-          size_t close = s.find('}', i);
-          if (close == std::string::npos) return unknown_part(ctx, out, "", line);
-          std::string field = s.substr(i + 1, close - i - 1);
-          i = close;
-          if (field.ends_with("!s")) field.resize(field.size() - 2);
-          if (field.find_first_of("!:[.{") != std::string::npos) return unknown_part(ctx, out, "", line);
-          TSNode a{};
-          if (field.empty()) {
-            if (auto_index >= args.size()) return unknown_part(ctx, out, "", line);
-            a = args[auto_index++];
-          } else if (std::isdigit(static_cast<unsigned char>(field[0]))) {
-            size_t k = 0;
-            auto r = std::from_chars(field.data(), field.data() + field.size(), k);
-            if (r.ec != std::errc() || k >= args.size()) return unknown_part(ctx, out, "", line);
-            a = args[k];
-          } else {
-            for (TSNode kw : kwargs)
-              if (text(field_of(kw, "name")) == field) a = field_of(kw, "value");
-            if (ts_node_is_null(a)) return unknown_part(ctx, out, "", line);
-          }
-          if (is_type(a, "list_splat") || is_type(a, "dictionary_splat")) return unknown_part(ctx, out, "", line);
-          Folded piece;
-          if (!arg_value(a, piece, here)) return unknown_part(ctx, out, "", line);
-          res.append(piece);
-        }
-        out.append(res);
-        return true;
-      }
-      if (method == "encode" || method == "decode") return fold_string(obj, ctx, out);
-      if (args.empty() && kwargs.empty() &&
-          (method == "strip" || method == "lstrip" || method == "rstrip" || method == "upper" ||
-           method == "lower")) {
-        Folded s;
-        FoldContext strict = ctx.strict();
-        if (!fold_string(obj, strict, s)) return unknown_part(ctx, out, "", line);
-        if (method == "upper" || method == "lower") {
-          if (!ascii_only(s.text)) return unknown_part(ctx, out, "", line);
-          for (char& c : s.text) c = static_cast<char>(method == "upper" ? std::toupper(c) : std::tolower(c));
-        } else {
-          auto ws = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; };
-          if (method != "lstrip")
-            while (!s.text.empty() && ws(s.text.back())) {
-              if (s.text.back() == '\n') s.lines.pop_back();
-              s.text.pop_back();
-            }
-          if (method != "rstrip") {
-            size_t k = 0, nl = 0;
-            while (k < s.text.size() && ws(s.text[k])) nl += s.text[k++] == '\n';
-            s.text.erase(0, k);
-            s.lines.erase(s.lines.begin(), s.lines.begin() + static_cast<long>(std::min(nl, s.lines.size())));
-          }
-          s.fix_lines();
-        }
-        out.append(s);
-        return true;
-      }
-      if (method == "replace" && args.size() >= 2 && args.size() <= 3 && kwargs.empty()) {
-        Folded s, a, b;
-        FoldContext strict = ctx.strict();
-        if (!fold_string(obj, strict, s) || !fold_string(args[0], strict, a) || !fold_string(args[1], strict, b))
-          return unknown_part(ctx, out, "", line);
-        long long count = -1;
-        if (args.size() == 3) {
-          auto c = fold_int(args[2], strict);
-          if (!c) return unknown_part(ctx, out, "", line);
-          count = *c;
-        }
-        if (a.text.empty()) return unknown_part(ctx, out, "", line);
-        std::string r;
-        size_t from = 0;
-        for (long long done = 0; count < 0 || done < count; ++done) {
-          size_t at = s.text.find(a.text, from);
-          if (at == std::string::npos) break;
-          r.append(s.text, from, at - from);
-          r += b.text;
-          from = at + a.text.size();
-          if (r.size() > kMaxFoldBytes) return give_up(ctx);
-        }
-        r.append(s.text, from);
-        bool same_lines = a.text.find('\n') == std::string::npos && b.text.find('\n') == std::string::npos;
-        s.text = std::move(r);
-        if (!same_lines) s.fix_lines();
-        out.append(s);
-        return true;
-      }
-    }
-    Sym f = resolve(fn);
-    if (f.kind == Sym::Kind::name) {
-      if ((f.q == "str" || f.q == "bytes") && args.size() == 1) {
-        FoldContext sub = ctx.strict();
-        if (auto v = fold_int(args[0], sub)) {
-          out.append_text(std::to_string(*v), line);
-          return true;
-        }
-        return fold_string(args[0], ctx, out);
-      }
-      if (f.q == "chr" && args.size() == 1) {
-        FoldContext sub = ctx.strict();
-        auto v = fold_int(args[0], sub);
-        if (!v || *v < 0 || *v > 0x10FFFF) return unknown_part(ctx, out, "", line);
-        Folded s;
-        put_utf8(s, static_cast<uint32_t>(*v), line);
-        out.append(s);
-        return true;
-      }
-      if ((f.q == "textwrap.dedent" || f.q == "inspect.cleandoc") && args.size() == 1) {
-        Folded s;
-        if (!fold_string(args[0], ctx, s)) return false;
-        if (f.q == "textwrap.dedent") {
-          s.text = dedent(s.text);
-        } else {
-          s.text = dedent(s.text);
-        }
-        s.fix_lines();
-        out.append(s);
-        return true;
-      }
-    }
-    return unknown_part(ctx, out, "", line);
-  }
-
-  if (t == "subscript") {
-    // "lumtam"[::-1] and friends, on ASCII strings.
+  if ((f.q == "textwrap.dedent" || f.q == "inspect.cleandoc") && args.size() == 1) {
     Folded s;
-    FoldContext strict = ctx.strict();
-    if (!fold_string(field_of(n, "value"), strict, s) || !ascii_only(s.text)) return unknown_part(ctx, out, "", line);
-    TSNode idx = field_of(n, "subscript");
-    const long long len = static_cast<long long>(s.text.size());
-    std::string r;
-    if (is_type(idx, "slice")) {
-      std::optional<long long> part[3];
-      bool present[3] = {false, false, false};
-      int k = 0;
-      TSTreeCursor c = ts_tree_cursor_new(idx);
-      bool ok = true;
-      if (ts_tree_cursor_goto_first_child(&c)) {
-        do {
-          TSNode x = ts_tree_cursor_current_node(&c);
-          if (!ts_node_is_named(x)) {
-            if (text(x) == ":") ++k;
-            continue;
-          }
-          if (k > 2) ok = false;
-          else {
-            present[k] = true;
-            part[k] = fold_int(x, strict);
-            if (!part[k]) ok = false;
-          }
-        } while (ts_tree_cursor_goto_next_sibling(&c));
-      }
-      ts_tree_cursor_delete(&c);
-      if (!ok) return unknown_part(ctx, out, "", line);
-      long long step = present[2] ? *part[2] : 1;
-      if (step == 0) return unknown_part(ctx, out, "", line);
-      auto clamp = [&](long long v, long long lo, long long hi) { return std::min(std::max(v, lo), hi); };
-      long long start, stop;
-      if (step > 0) {
-        start = present[0] ? (*part[0] < 0 ? clamp(*part[0] + len, 0, len) : clamp(*part[0], 0, len)) : 0;
-        stop = present[1] ? (*part[1] < 0 ? clamp(*part[1] + len, 0, len) : clamp(*part[1], 0, len)) : len;
-        for (long long i = start; i < stop; i += step) r += s.text[static_cast<size_t>(i)];
-      } else {
-        start = present[0] ? (*part[0] < 0 ? clamp(*part[0] + len, -1, len - 1) : clamp(*part[0], -1, len - 1)) : len - 1;
-        stop = present[1] ? (*part[1] < 0 ? clamp(*part[1] + len, -1, len - 1) : clamp(*part[1], -1, len - 1)) : -1;
-        for (long long i = start; i > stop; i += step) r += s.text[static_cast<size_t>(i)];
-      }
+    if (!fold_string(args[0], ctx, s)) return false;
+    if (f.q == "textwrap.dedent") {
+      s.text = dedent(s.text);
     } else {
-      auto i = fold_int(idx, strict);
-      if (!i) return unknown_part(ctx, out, "", line);
-      long long k = *i < 0 ? *i + len : *i;
-      if (k < 0 || k >= len) return unknown_part(ctx, out, "", line);
-      r = s.text.substr(static_cast<size_t>(k), 1);
+      s.text = dedent(s.text);
     }
-    Folded res;
-    int at = s.lines.empty() ? line : s.lines.front();
-    for (char c : r) res.put(c, at, at);
-    out.append(res);
+    s.fix_lines();
+    out.append(s);
     return true;
   }
-
   return unknown_part(ctx, out, "", line);
+}
+
+// "abc"[i] and "abc"[a:b:c] on ASCII strings.
+bool Module::Impl::fold_subscript(TSNode n, int line, FoldContext& ctx, Folded& out) const {
+  // "lumtam"[::-1] and friends, on ASCII strings.
+  Folded s;
+  FoldContext strict = ctx.strict();
+  if (!fold_string(field_of(n, "value"), strict, s) || !ascii_only(s.text)) return unknown_part(ctx, out, "", line);
+  TSNode idx = field_of(n, "subscript");
+  const long long len = static_cast<long long>(s.text.size());
+  std::string r;
+  if (is_type(idx, "slice")) {
+    std::optional<long long> part[3];
+    bool present[3] = {false, false, false};
+    int k = 0;
+    TSTreeCursor c = ts_tree_cursor_new(idx);
+    bool ok = true;
+    if (ts_tree_cursor_goto_first_child(&c)) {
+      do {
+        TSNode x = ts_tree_cursor_current_node(&c);
+        if (!ts_node_is_named(x)) {
+          if (text(x) == ":") ++k;
+          continue;
+        }
+        if (k > 2) ok = false;
+        else {
+          present[k] = true;
+          part[k] = fold_int(x, strict);
+          if (!part[k]) ok = false;
+        }
+      } while (ts_tree_cursor_goto_next_sibling(&c));
+    }
+    ts_tree_cursor_delete(&c);
+    if (!ok) return unknown_part(ctx, out, "", line);
+    long long step = present[2] ? *part[2] : 1;
+    if (step == 0) return unknown_part(ctx, out, "", line);
+    auto clamp = [&](long long v, long long lo, long long hi) { return std::min(std::max(v, lo), hi); };
+    long long start, stop;
+    if (step > 0) {
+      start = present[0] ? (*part[0] < 0 ? clamp(*part[0] + len, 0, len) : clamp(*part[0], 0, len)) : 0;
+      stop = present[1] ? (*part[1] < 0 ? clamp(*part[1] + len, 0, len) : clamp(*part[1], 0, len)) : len;
+      for (long long i = start; i < stop; i += step) r += s.text[static_cast<size_t>(i)];
+    } else {
+      start = present[0] ? (*part[0] < 0 ? clamp(*part[0] + len, -1, len - 1) : clamp(*part[0], -1, len - 1)) : len - 1;
+      stop = present[1] ? (*part[1] < 0 ? clamp(*part[1] + len, -1, len - 1) : clamp(*part[1], -1, len - 1)) : -1;
+      for (long long i = start; i > stop; i += step) r += s.text[static_cast<size_t>(i)];
+    }
+  } else {
+    auto i = fold_int(idx, strict);
+    if (!i) return unknown_part(ctx, out, "", line);
+    long long k = *i < 0 ? *i + len : *i;
+    if (k < 0 || k >= len) return unknown_part(ctx, out, "", line);
+    r = s.text.substr(static_cast<size_t>(k), 1);
+  }
+  Folded res;
+  int at = s.lines.empty() ? line : s.lines.front();
+  for (char c : r) res.put(c, at, at);
+  out.append(res);
+  return true;
 }
 
 // ---- integers ---------------------------------------------------------------

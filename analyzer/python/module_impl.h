@@ -204,6 +204,22 @@ struct Module::Impl {
 
   // folding.cpp
   bool fold_string(TSNode n, FoldContext& ctx, Folded& out) const;
+  // fold_string's steps, one a node type (or string method).
+  bool fold_string_literal(TSNode n, FoldContext& ctx, Folded& out) const;
+  bool fold_concatenated(TSNode n, FoldContext& ctx, Folded& out) const;
+  bool fold_sum(TSNode n, FoldContext& ctx, Folded& out) const;
+  bool fold_percent_format(TSNode n, int line, FoldContext& ctx, Folded& out) const;
+  bool fold_bound_name(TSNode n, int line, FoldContext& ctx, Folded& out) const;
+  bool fold_call(TSNode n, int line, FoldContext& ctx, Folded& out) const;
+  std::optional<bool> fold_string_method(TSNode fn, const std::vector<TSNode>& args, const std::vector<TSNode>& kwargs,
+                                         int line, FoldContext& ctx, Folded& out) const;
+  bool fold_join(TSNode obj, TSNode seq_expr, int line, FoldContext& ctx, Folded& out) const;
+  bool fold_format(TSNode obj, const std::vector<TSNode>& args, const std::vector<TSNode>& kwargs, int line,
+                   FoldContext& ctx, Folded& out) const;
+  bool fold_strip_or_case(TSNode obj, std::string_view method, int line, FoldContext& ctx, Folded& out) const;
+  bool fold_replace(TSNode obj, const std::vector<TSNode>& args, int line, FoldContext& ctx, Folded& out) const;
+  bool fold_builtin_call(TSNode fn, const std::vector<TSNode>& args, int line, FoldContext& ctx, Folded& out) const;
+  bool fold_subscript(TSNode n, int line, FoldContext& ctx, Folded& out) const;
   std::optional<long long> fold_int(TSNode n, FoldContext& ctx) const;
   // The bindings that give a name (or self.X, Class.X) its value where it
   // is read: one assignment, then augmented assignments. False otherwise.
