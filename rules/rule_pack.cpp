@@ -48,6 +48,50 @@ const std::set<std::string>& tensor_method_twins() {
   return names;
 }
 
+template <typename T>
+T typed_at(const nlohmann::json& j, const char* key, T fallback, const char* where) {
+  if (!j.contains(key)) return fallback;
+  try {
+    return j.at(key).get<T>();
+  } catch (const nlohmann::json::exception&) {
+    throw std::runtime_error(std::string("rule pack: ") + where + "." + key + " has the wrong type");
+  }
+}
+
+Thresholds thresholds_from_json(const nlohmann::json& j) {
+  if (!j.is_object()) throw std::runtime_error("rule pack: thresholds must be an object");
+  static const std::set<std::string> known = {"fresh_over_bench", "fresh_over_bench_cpu", "stress_mismatch_fraction",
+                                              "min_own_kernel_share", "fp8_dot_required"};
+  for (const auto& [k, v] : j.items())
+    if (!known.count(k)) throw std::runtime_error("rule pack: unknown threshold '" + k + "'");
+  Thresholds t;
+  t.fresh_over_bench = typed_at(j, "fresh_over_bench", t.fresh_over_bench, "thresholds");
+  t.fresh_over_bench_cpu = typed_at(j, "fresh_over_bench_cpu", t.fresh_over_bench_cpu, "thresholds");
+  t.stress_mismatch_fraction = typed_at(j, "stress_mismatch_fraction", t.stress_mismatch_fraction, "thresholds");
+  if (j.contains("min_own_kernel_share"))
+    t.min_own_kernel_share = typed_at(j, "min_own_kernel_share", 0.0, "thresholds");
+  t.fp8_dot_required = typed_at(j, "fp8_dot_required", false, "thresholds");
+  return t;
+}
+
+Confidence confidence_at(const nlohmann::json& j, const char* key, Confidence fallback) {
+  if (!j.contains(key)) return fallback;
+  const auto c = confidence_from_string(typed_at(j, key, std::string(), "verdict"));
+  if (!c) throw std::runtime_error(std::string("rule pack: verdict.") + key + " must be low, medium or high");
+  return *c;
+}
+
+VerdictPolicy verdict_policy_from_json(const nlohmann::json& j) {
+  if (!j.is_object()) throw std::runtime_error("rule pack: verdict must be an object");
+  VerdictPolicy p;
+  for (const auto& id : typed_at(j, "static_decides", std::vector<std::string>(), "verdict")) p.static_decides.insert(id);
+  for (const auto& id : typed_at(j, "static_leads", std::vector<std::string>(), "verdict")) p.static_leads.insert(id);
+  p.confirmed_by = typed_at(j, "confirmed_by", std::map<std::string, std::vector<std::string>>(), "verdict");
+  p.static_min_confidence = confidence_at(j, "static_min_confidence", p.static_min_confidence);
+  p.runtime_min_confidence = confidence_at(j, "runtime_min_confidence", p.runtime_min_confidence);
+  return p;
+}
+
 }  // namespace
 
 RulePack rule_pack_from_json(const nlohmann::json& doc) {
@@ -56,7 +100,6 @@ RulePack rule_pack_from_json(const nlohmann::json& doc) {
   if (schema != "kaudit-rules/1")
     throw std::runtime_error("rule pack: unsupported schema '" + schema + "' (want kaudit-rules/1)");
   RulePack p;
-  p.raw = doc;
   p.name = doc.value("name", "unnamed");
   const auto banned = doc.value("banned", nlohmann::json::object());
   p.banned_python_ops = strings_at(banned, "python_ops");
@@ -66,6 +109,9 @@ RulePack rule_pack_from_json(const nlohmann::json& doc) {
   p.banned_kernel_patterns = strings_at(banned, "kernel_name_patterns");
   p.banned_libraries = strings_at(banned, "libraries");
   p.allowed_glue_kernels = strings_at(doc, "allowed_glue_kernels");
+  if (doc.contains("thresholds")) p.thresholds = thresholds_from_json(doc.at("thresholds"));
+  // A pack without a verdict section follows the default pack's policy.
+  p.verdict = doc.contains("verdict") ? verdict_policy_from_json(doc.at("verdict")) : default_rule_pack().verdict;
   for (const auto& re : p.banned_cxx_symbols) {
     try {
       std::regex check(re);
@@ -90,13 +136,14 @@ RulePack default_rule_pack() {
 RulePack rule_pack_for_problem(const Problem& problem) {
   std::optional<RulePack> pack = builtin_rule_pack(problem.name);
   if (!pack || problem.name == "default") {
+    // The problem's forbidden list only, with the default pack's thresholds,
+    // verdict policy and glue kernels.
     const RulePack base = default_rule_pack();
-    nlohmann::json doc = {{"schema", "kaudit-rules/1"},
-                          {"name", problem.name},
-                          {"description", "the problem's forbidden list only"}};
-    for (const char* keep : {"thresholds", "verdict", "allowed_glue_kernels"})
-      if (base.raw.contains(keep)) doc[keep] = base.raw[keep];
-    pack = rule_pack_from_json(doc);
+    pack = RulePack{};
+    pack->name = problem.name;
+    pack->allowed_glue_kernels = base.allowed_glue_kernels;
+    pack->thresholds = base.thresholds;
+    pack->verdict = base.verdict;
   }
   merge_problem_forbidden(*pack, problem.forbidden);
   return *pack;

@@ -3,15 +3,44 @@
 // a KernelBench-Hard problem's own `forbidden:` list is merged into it.
 #pragma once
 
+#include "rules/finding.h"
+
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <map>
 #include <optional>
+#include <set>
 #include <string_view>
 #include <string>
 #include <vector>
 
 namespace kaudit::rules {
+
+// Numbers the runner and the probes read (a pack's `thresholds`; docs/rules.md).
+struct Thresholds {
+  double fresh_over_bench = 1.5;        // speedup-vanishes-with-fresh-inputs on a GPU
+  double fresh_over_bench_cpu = 5.0;    // the same on the CPU, whose wall-clock times are noisy
+  double stress_mismatch_fraction = 0.001;  // elements a numeric-stress case may get wrong
+  std::optional<double> min_own_kernel_share;  // recorded for the share-of-GPU-time policy; not read yet
+  bool fp8_dot_required = false;               // recorded; not read yet
+};
+
+// How evidence of each source counts; a pack's `verdict` section
+// (docs/rules.md). Runtime and probe evidence outrank static evidence.
+struct VerdictPolicy {
+  // Static ids whose mere presence is the offence (harness tampering...):
+  // they decide alone at or above static_min_confidence.
+  std::set<std::string> static_decides;
+  // Static id -> runtime ids that confirm it; a confirmed static finding is
+  // listed among the deciding ones beside its confirmation.
+  std::map<std::string, std::vector<std::string>> confirmed_by;
+  // Static ids of category cheat or benchmark-aware that never decide: leads
+  // for a person (or for a runtime measurement that reports its own id).
+  std::set<std::string> static_leads;
+  Confidence static_min_confidence = Confidence::high;
+  Confidence runtime_min_confidence = Confidence::medium;
+};
 
 struct RulePack {
   std::string name;
@@ -31,7 +60,9 @@ struct RulePack {
   std::vector<std::string> allowed_glue_kernels;
   // The problem's `forbidden:` entries as written, for messages.
   std::vector<std::string> problem_forbidden;
-  nlohmann::json raw;  // the whole document, for thresholds read elsewhere
+  Thresholds thresholds;
+  // The pack's `verdict` section, or the default pack's when it has none.
+  VerdictPolicy verdict;
 };
 
 // The pack compiled into kaudit (rules/packs/default.json).

@@ -1,5 +1,6 @@
-// The verdict engine (DESIGN.md sections 1-2): a pure function from
-// evidence documents to a verdict document. Deterministic, no GPU, no clock.
+// The verdict engine (DESIGN.md sections 1-2): a pure function from typed
+// evidence to a verdict. Deterministic, no GPU, no clock, no files; the
+// documents it reads and writes are evidence/'s business.
 //
 // result:    correct | incorrect | error (from the run) | not-run
 // integrity: clean | benchmark-aware | cheat, or not-run / unverified when
@@ -12,39 +13,38 @@
 
 #include <nlohmann/json.hpp>
 
-#include <map>
-#include <set>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace kaudit::rules {
 
-inline constexpr const char* kVerdictSchema = "kaudit-verdict/1";
-
-// How evidence of each source counts; the `verdict` section of a rule pack
-// (docs/rules.md). Runtime and probe evidence outrank static evidence.
-struct VerdictPolicy {
-  // Static ids whose mere presence is the offence (harness tampering...):
-  // they decide alone at or above static_min_confidence.
-  std::set<std::string> static_decides;
-  // Static id -> runtime ids that confirm it; a confirmed static finding is
-  // listed among the deciding ones beside its confirmation.
-  std::map<std::string, std::vector<std::string>> confirmed_by;
-  Confidence static_min_confidence = Confidence::high;
-  Confidence runtime_min_confidence = Confidence::medium;
+// What a run contributes to a verdict.
+struct RunFacts {
+  std::string result;               // correct | incorrect | error
+  nlohmann::json error;             // the run's error object ({phase, reason, ...}) or null
+  std::vector<Finding> findings;    // trace, probe and timing findings
+  std::optional<std::string> trace_incomplete;  // a completed run whose trace lacks calls
 };
 
-// The pack's `verdict` section, or the default pack's when it has none.
-VerdictPolicy verdict_policy_of(const RulePack& pack);
-
-struct Evidence {
+struct VerdictInput {
   std::string submission;
-  const nlohmann::json* analysis = nullptr;  // kaudit-analysis/1 (whole document or one files[] entry)
-  const nlohmann::json* run = nullptr;       // kaudit-run/1
+  std::optional<std::vector<Finding>> static_findings;  // nullopt: no analysis
+  std::optional<RunFacts> run;                          // nullopt: not run
 };
 
-// Throws std::runtime_error when a document is malformed (wrong schema,
-// missing fields), naming what is wrong.
-nlohmann::json decide_verdict(const Evidence& evidence, const VerdictPolicy& policy);
+struct Verdict {
+  std::string submission;
+  std::string result;        // correct | incorrect | error | not-run
+  nlohmann::json result_reason;  // the run's error object or null
+  std::string integrity;     // clean | benchmark-aware | cheat | unverified | not-run
+  std::optional<std::string> integrity_reason;
+  std::vector<std::string> reasons;  // one line per deciding finding
+  std::vector<Finding> deciding, beside;
+  bool had_static = false, had_run = false;
+};
+
+// Throws std::runtime_error when the run's result is not one of its three values.
+Verdict decide_verdict(const VerdictInput& input, const VerdictPolicy& policy);
 
 }  // namespace kaudit::rules

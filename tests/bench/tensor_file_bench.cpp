@@ -4,7 +4,7 @@
 // paths the runner takes (read two files, then compare them or compare their
 // bytes). Run by hand:
 //   build/tests/bench/tensor_file_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
-#include "runner/tensor_file.h"
+#include "run/tensor_file.h"
 
 #include <benchmark/benchmark.h>
 
@@ -21,7 +21,7 @@
 
 namespace {
 
-using namespace kaudit::runner;
+using namespace kaudit::run;
 namespace fs = std::filesystem;
 
 constexpr std::size_t kElements = std::size_t{1} << 27;  // 134,217,728 bfloat16 = 268 MB

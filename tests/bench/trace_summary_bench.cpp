@@ -1,4 +1,4 @@
-// Speed of the trace side of a run (runner/trace_summary.h) on a submission
+// Speed of the trace side of a run (run/trace_summary.h) on a submission
 // that launches many small kernels per call, as PyTorch-op code does: a
 // journal shaped like kda's chunked-torch cheat on the H200 (about 1.1
 // million kernels in 480 calls), its lines as the tracer writes them: each
@@ -7,7 +7,7 @@
 // kernel patterns every timed library kernel is checked against) and
 // exported (docs/performance.md). Run by hand:
 //   build/tests/bench/trace_summary_bench --benchmark_repetitions=3 --benchmark_report_aggregates_only=true
-#include "runner/trace_summary.h"
+#include "run/trace_summary.h"
 #include "rules/rule_pack.h"
 
 #include <benchmark/benchmark.h>
@@ -75,7 +75,7 @@ void BM_SummarizeAndExportTrace(benchmark::State& state) {
   const kaudit::rules::RulePack pack = kaudit::rules::load_rule_pack(KAUDIT_KDA_PACK);
   for (auto _ : state) {
     std::vector<kaudit::rules::Finding> findings;
-    const auto doc = kaudit::runner::summarize_trace(dir, 77, "solution.py", findings, &pack, exported);
+    const auto doc = kaudit::run::summarize_trace(dir, 77, "solution.py", findings, &pack, exported);
     benchmark::DoNotOptimize(doc);
   }
   state.counters["kernels"] = static_cast<double>(kCalls) * kKernelsPerCall;

@@ -1,6 +1,6 @@
 // report_render OUT_DIR: writes OUT_DIR/report.md and OUT_DIR/report.html, as
 // kaudit audit does at the end of a batch. Used by the browser test.
-#include "runner/report/report.h"
+#include "report/report.h"
 
 #include <exception>
 #include <iostream>
@@ -11,7 +11,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    kaudit::runner::report::write_reports(argv[1]);
+    kaudit::report::write_reports(argv[1]);
   } catch (const std::exception& e) {
     std::cerr << "report_render: " << e.what() << "\n";
     return 1;

@@ -1,6 +1,6 @@
 // The batch reports on the fixture batches (fixtures/make_fixtures.py): every
 // file may be missing or malformed, every string may be hostile.
-#include "runner/report/report.h"
+#include "report/report.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <regex>
 #include <sstream>
 
-using namespace kaudit::runner::report;
+using namespace kaudit::report;
 namespace fs = std::filesystem;
 
 namespace {

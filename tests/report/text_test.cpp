@@ -1,9 +1,9 @@
 // The escaping helpers that stand between a hostile submission and the reports.
-#include "runner/report/text.h"
+#include "report/text.h"
 
 #include <gtest/gtest.h>
 
-using namespace kaudit::runner::report;
+using namespace kaudit::report;
 
 TEST(ReportText, HtmlEscapesMarkupAndQuotes) {
   EXPECT_EQ(html("<a href=\"x\" onclick='y'>&</a>"),

@@ -1,4 +1,4 @@
-#include "runner/child_process.h"
+#include "run/child_process.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <fstream>
 #include <thread>
 
-using namespace kaudit::runner;
+using namespace kaudit::run;
 using namespace std::chrono_literals;
 
 namespace {
@@ -64,7 +64,9 @@ TEST(ChildProcess, TimeoutKillsTheWholeGroup) {
   std::this_thread::sleep_for(100ms);
   std::ifstream stat("/proc/" + std::to_string(grandchild) + "/stat");
   std::string line;
-  if (std::getline(stat, line)) EXPECT_NE(line.find(") Z"), std::string::npos) << line;
+  if (std::getline(stat, line)) {
+    EXPECT_NE(line.find(") Z"), std::string::npos) << line;
+  }
 }
 
 TEST(ChildProcess, MegabytesOfOutputAreCapped) {

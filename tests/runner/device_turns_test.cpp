@@ -1,6 +1,6 @@
 // DeviceTurns: untimed work shares the device, timing has it alone, and a
 // run waiting to time is not starved by runs asking for untimed work.
-#include "runner/device_turns.h"
+#include "run/device_turns.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 
 namespace {
 
-using kaudit::runner::DeviceTurns;
+using kaudit::run::DeviceTurns;
 using Kind = DeviceTurns::Kind;
 
 TEST(DeviceTurns, SharedTurnsOverlapAndExcludeTiming) {

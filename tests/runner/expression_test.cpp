@@ -1,10 +1,10 @@
-#include "runner/expression.h"
+#include "run/expression.h"
 
 #include <gtest/gtest.h>
 
 #include <stdexcept>
 
-using kaudit::runner::evaluate_expression;
+using kaudit::run::evaluate_expression;
 
 TEST(Expression, ProblemFormulas) {
   const std::map<std::string, double> v = {{"M", 4096}, {"N", 4096}, {"K", 4127}, {"batch", 64}, {"n", 8192}, {"k", 8}};

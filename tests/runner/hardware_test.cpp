@@ -1,9 +1,9 @@
-#include "runner/hardware.h"
-#include "runner/throughput.h"
+#include "run/hardware.h"
+#include "run/throughput.h"
 
 #include <gtest/gtest.h>
 
-using namespace kaudit::runner;
+using namespace kaudit::run;
 
 TEST(Hardware, H200IsBuiltInAndFoundByDeviceName) {
   const auto h = find_hardware("NVIDIA H200");

@@ -1,11 +1,11 @@
-#include "runner/finding_catalog.h"
-#include "runner/probe_findings.h"
+#include "run/finding_catalog.h"
+#include "run/probe_findings.h"
 
 #include <gtest/gtest.h>
 
 #include <set>
 
-using namespace kaudit::runner;
+using namespace kaudit::run;
 
 namespace {
 

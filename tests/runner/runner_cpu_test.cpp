@@ -2,7 +2,7 @@
 // small problems under tests/runner/problems and pure-PyTorch submissions
 // under tests/runner/solutions, each with the result and the findings it must
 // get. Needs Debian's python3-torch (/usr/bin/python3); skips visibly without.
-#include "runner/run.h"
+#include "run/run.h"
 
 #include <gtest/gtest.h>
 
@@ -14,7 +14,7 @@
 #include <string>
 
 namespace fs = std::filesystem;
-using kaudit::runner::RunOptions;
+using kaudit::run::RunOptions;
 using nlohmann::json;
 
 namespace {
@@ -61,7 +61,7 @@ using Ids = std::set<std::string>;
 
 TEST(RunnerCpu, CleanSubmissionIsCorrectWithNoFindings) {
   SKIP_WITHOUT_TORCH();
-  const json r = kaudit::runner::run_submission(options("linear_relu", "clean.py"));
+  const json r = kaudit::run::run_submission(options("linear_relu", "clean.py"));
   EXPECT_EQ(r["schema"], "kaudit-run/1");
   EXPECT_EQ(r["result"], "correct") << describe(r);
   EXPECT_EQ(ids(r), Ids{}) << describe(r);
@@ -103,7 +103,7 @@ TEST(RunnerCpu, LargeInputsAreSampledOncePerMode) {
   SKIP_WITHOUT_TORCH();
   auto o = options("linear_relu", "clean.py");
   o.large_input_bytes = 1;  // every shape counts as large
-  const json r = kaudit::runner::run_submission(o);
+  const json r = kaudit::run::run_submission(o);
   EXPECT_EQ(r["result"], "correct") << describe(r);
   for (const auto& t : r["timing"])
     for (const char* mode : {"bench", "fresh", "rewrite"}) {
@@ -115,7 +115,7 @@ TEST(RunnerCpu, LargeInputsAreSampledOncePerMode) {
 
 TEST(RunnerCpu, OneElementOffInAStressCaseIsTolerated) {
   SKIP_WITHOUT_TORCH();
-  const json r = kaudit::runner::run_submission(options("linear_relu", "stress_edge_flip.py"));
+  const json r = kaudit::run::run_submission(options("linear_relu", "stress_edge_flip.py"));
   EXPECT_EQ(r["result"], "correct") << describe(r);
   int tolerated = 0;
   for (const auto& shape : r["correctness"])
@@ -130,7 +130,7 @@ TEST(RunnerCpu, OneElementOffInAStressCaseIsTolerated) {
 
 TEST(RunnerCpu, ReferenceInputsChangedUnderItAreAnError) {
   SKIP_WITHOUT_TORCH();
-  const json r = kaudit::runner::run_submission(options("linear_relu", "tamper_reference_inputs.py"));
+  const json r = kaudit::run::run_submission(options("linear_relu", "tamper_reference_inputs.py"));
   EXPECT_EQ(r["result"], "error") << describe(r);
   EXPECT_NE(r["error"]["reason"].get<std::string>().find("input files were changed"), std::string::npos)
       << describe(r);
@@ -141,7 +141,7 @@ TEST(RunnerCpu, KernelBenchFormatRunsUnchanged) {
   SKIP_WITHOUT_TORCH();
   auto o = options("kb_softplus", "kb_softplus_clean.py");
   o.modes = {"bench", "fresh"};
-  const json r = kaudit::runner::run_submission(o);
+  const json r = kaudit::run::run_submission(o);
   EXPECT_EQ(r["problem"]["format"], "kernelbench");
   EXPECT_EQ(r["result"], "correct") << describe(r);
   EXPECT_EQ(ids(r), Ids{}) << describe(r);
@@ -150,7 +150,7 @@ TEST(RunnerCpu, KernelBenchFormatRunsUnchanged) {
 
 TEST(RunnerCpu, CacheOnIdentityIsWrongAfterRewrite) {
   SKIP_WITHOUT_TORCH();
-  const json r = kaudit::runner::run_submission(options("linear_relu", "cache_identity.py"));
+  const json r = kaudit::run::run_submission(options("linear_relu", "cache_identity.py"));
   EXPECT_EQ(r["result"], "incorrect") << describe(r);
   const auto got = ids(r);
   EXPECT_TRUE(got.count("output-cached-on-identity")) << describe(r);
@@ -165,21 +165,21 @@ TEST(RunnerCpu, CacheOnIdentityIsWrongAfterRewrite) {
 
 TEST(RunnerCpu, WorkSkippedAfterWarmup) {
   SKIP_WITHOUT_TORCH();
-  const json r = kaudit::runner::run_submission(options("linear_relu", "skip_after_warmup.py"));
+  const json r = kaudit::run::run_submission(options("linear_relu", "skip_after_warmup.py"));
   EXPECT_EQ(r["result"], "incorrect") << describe(r);
   EXPECT_EQ(ids(r), Ids{"work-skipped-on-repeat"}) << describe(r);
 }
 
 TEST(RunnerCpu, RightOnlyWhenNotTimed) {
   SKIP_WITHOUT_TORCH();
-  const json r = kaudit::runner::run_submission(options("linear_relu", "untimed_only.py"));
+  const json r = kaudit::run::run_submission(options("linear_relu", "untimed_only.py"));
   EXPECT_EQ(r["result"], "incorrect") << describe(r);
   EXPECT_EQ(ids(r), Ids{"correct-only-untimed"}) << describe(r);
 }
 
 TEST(RunnerCpu, InputMutationIsFound) {
   SKIP_WITHOUT_TORCH();
-  const json r = kaudit::runner::run_submission(options("linear_relu", "mutate_inputs.py"));
+  const json r = kaudit::run::run_submission(options("linear_relu", "mutate_inputs.py"));
   // Right on the inputs it was given, wrong in the bench calls after the first:
   // the benchmark's reused input was halved.
   EXPECT_EQ(r["result"], "incorrect") << describe(r);
@@ -189,14 +189,14 @@ TEST(RunnerCpu, InputMutationIsFound) {
 
 TEST(RunnerCpu, OutputAliasingAnInputIsFound) {
   SKIP_WITHOUT_TORCH();
-  const json r = kaudit::runner::run_submission(options("linear_relu", "alias_output.py"));
+  const json r = kaudit::run::run_submission(options("linear_relu", "alias_output.py"));
   EXPECT_EQ(r["result"], "incorrect") << describe(r);  // later bench calls see their own output as x
   EXPECT_EQ(ids(r), (Ids{"output-aliases-input", "input-mutated"})) << describe(r);
 }
 
 TEST(RunnerCpu, DoingWhatAnInPlaceReferenceDoesIsNoOffence) {
   SKIP_WITHOUT_TORCH();
-  const json r = kaudit::runner::run_submission(options("scale_inplace", "scale_inplace_like_reference.py"));
+  const json r = kaudit::run::run_submission(options("scale_inplace", "scale_inplace_like_reference.py"));
   EXPECT_EQ(r["result"], "correct") << describe(r);  // bench calls checked on the inputs as they saw them
   EXPECT_EQ(ids(r), Ids{}) << describe(r);
   const json& habits = r["correctness"][0]["reference_habits"];
@@ -207,7 +207,7 @@ TEST(RunnerCpu, DoingWhatAnInPlaceReferenceDoesIsNoOffence) {
 
 TEST(RunnerCpu, ChangedProblemFileIsFound) {
   SKIP_WITHOUT_TORCH();
-  const json r = kaudit::runner::run_submission(options("linear_relu", "change_problem_file.py"));
+  const json r = kaudit::run::run_submission(options("linear_relu", "change_problem_file.py"));
   EXPECT_EQ(ids(r), Ids{"problem-file-changed"}) << describe(r);
   bool changed = false;
   for (const auto& f : r["problem_files"])
@@ -223,7 +223,7 @@ TEST(RunnerCpu, CrashIsAnErrorWithTheSignal) {
   SKIP_WITHOUT_TORCH();
   auto o = options("linear_relu", "crash.py");
   o.keep_temp = true;  // and --keep-temp keeps the working folder
-  const json r = kaudit::runner::run_submission(o);
+  const json r = kaudit::run::run_submission(o);
   EXPECT_EQ(r["result"], "error");
   EXPECT_EQ(r["error"]["phase"], "correctness") << describe(r);
   EXPECT_NE(r["error"]["reason"].get<std::string>().find("SIGSEGV"), std::string::npos) << describe(r);
@@ -242,7 +242,7 @@ TEST(RunnerCpu, HangIsKilledWithItsProcessGroup) {
   o.phase_timeout_s = 120;
   o.call_timeout_s = 4;
   const auto start = std::chrono::steady_clock::now();
-  const json r = kaudit::runner::run_submission(o);
+  const json r = kaudit::run::run_submission(o);
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(60));
   EXPECT_EQ(r["result"], "error");
   EXPECT_NE(r["error"]["reason"].get<std::string>().find("timed out after 4 s in correctness"), std::string::npos)
@@ -263,7 +263,7 @@ TEST(RunnerCpu, HangIsKilledWithItsProcessGroup) {
 
 TEST(RunnerCpu, EarlyExitWithFakePassIsAnError) {
   SKIP_WITHOUT_TORCH();
-  const json r = kaudit::runner::run_submission(options("linear_relu", "fake_pass.py"));
+  const json r = kaudit::run::run_submission(options("linear_relu", "fake_pass.py"));
   EXPECT_EQ(r["result"], "error");
   EXPECT_NE(r["error"]["reason"].get<std::string>().find("exit status 0"), std::string::npos) << describe(r);
   EXPECT_EQ(ids(r), Ids{"exited-before-results"}) << describe(r);
@@ -272,7 +272,7 @@ TEST(RunnerCpu, EarlyExitWithFakePassIsAnError) {
 
 TEST(RunnerCpu, SysExitAtImportIsAnError) {
   SKIP_WITHOUT_TORCH();
-  const json r = kaudit::runner::run_submission(options("linear_relu", "exit_at_import.py"));
+  const json r = kaudit::run::run_submission(options("linear_relu", "exit_at_import.py"));
   EXPECT_EQ(r["result"], "error");
   EXPECT_EQ(r["error"]["phase"], "import") << describe(r);
   EXPECT_EQ(ids(r), Ids{"exited-before-results"}) << describe(r);
@@ -284,7 +284,7 @@ TEST(RunnerCpu, ImportErrorIsAnErrorAndLeavesNoTemporaryFiles) {
   const fs::path tmp = fs::temp_directory_path() / ("kaudit-test-" + std::to_string(::getpid()));
   fs::create_directories(tmp);
   setenv("TMPDIR", tmp.c_str(), 1);
-  const json r = kaudit::runner::run_submission(options("linear_relu", "import_error.py"));
+  const json r = kaudit::run::run_submission(options("linear_relu", "import_error.py"));
   unsetenv("TMPDIR");
   EXPECT_EQ(r["result"], "error");
   EXPECT_EQ(r["error"]["phase"], "import");
@@ -298,7 +298,7 @@ TEST(RunnerCpu, SubclassOutputAndMegabytesOfOutput) {
   SKIP_WITHOUT_TORCH();
   auto o = options("linear_relu", "noisy_subclass.py");
   o.modes = {"bench"};
-  const json r = kaudit::runner::run_submission(o);
+  const json r = kaudit::run::run_submission(o);
   EXPECT_EQ(r["result"], "correct") << describe(r);  // the bytes are right
   EXPECT_EQ(ids(r), Ids{"disguised-output"}) << describe(r);
   // Megabytes printed: the runner keeps a capped head and tail.

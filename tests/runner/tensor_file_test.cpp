@@ -1,4 +1,4 @@
-#include "runner/tensor_file.h"
+#include "run/tensor_file.h"
 
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@
 #include <random>
 #include <sstream>
 
-using namespace kaudit::runner;
+using namespace kaudit::run;
 namespace fs = std::filesystem;
 
 namespace {

@@ -1,6 +1,6 @@
 // The trace side of a run (runner/trace_summary.h) on a journal made by hand:
 // which timed calls had work outside their timing, and timer reads in calls.
-#include "runner/trace_summary.h"
+#include "run/trace_summary.h"
 
 #include <gtest/gtest.h>
 
@@ -73,8 +73,8 @@ class TraceSummary : public ::testing::Test {
 
 TEST_F(TraceSummary, TimedCallsBusierThanTheirEventsAreWorkOutsideTiming) {
   std::vector<kaudit::rules::Finding> findings;
-  const kaudit::runner::TimedCallTimes measured = {{{"0", "bench"}, {0.01, 0.01, 0.01, 1.2}}};
-  const auto doc = kaudit::runner::summarize_trace(dir, 77, "solution.py", findings, nullptr, {}, measured);
+  const kaudit::run::TimedCallTimes measured = {{{"0", "bench"}, {0.01, 0.01, 0.01, 1.2}}};
+  const auto doc = kaudit::run::summarize_trace(dir, 77, "solution.py", findings, nullptr, {}, measured);
   if (doc["status"] == "unavailable") GTEST_SKIP() << "kaudit built without the trace model";
   ASSERT_EQ(doc["status"], "ok") << doc.dump();
   EXPECT_EQ(ids(findings), (std::set<std::string>{"gpu-work-outside-timing", "timer-read-in-call"}));
@@ -87,8 +87,8 @@ TEST_F(TraceSummary, TimedCallsBusierThanTheirEventsAreWorkOutsideTiming) {
 
 TEST_F(TraceSummary, HonestTimingIsNoFinding) {
   std::vector<kaudit::rules::Finding> findings;
-  const kaudit::runner::TimedCallTimes measured = {{{"0", "bench"}, {1.1, 1.05, 1.2, 1.2}}};
-  const auto doc = kaudit::runner::summarize_trace(dir, 77, "solution.py", findings, nullptr, {}, measured);
+  const kaudit::run::TimedCallTimes measured = {{{"0", "bench"}, {1.1, 1.05, 1.2, 1.2}}};
+  const auto doc = kaudit::run::summarize_trace(dir, 77, "solution.py", findings, nullptr, {}, measured);
   if (doc["status"] == "unavailable") GTEST_SKIP() << "kaudit built without the trace model";
   EXPECT_EQ(ids(findings), (std::set<std::string>{"timer-read-in-call"}));
 }
@@ -108,7 +108,7 @@ TEST_F(TraceSummary, ExportKeepsTheFirstCallsOfEachShapeAndMode) {
   }
   more.close();
   std::vector<kaudit::rules::Finding> findings;
-  const auto doc = kaudit::runner::summarize_trace(dir, 77, "solution.py", findings, nullptr, dir / "export", {});
+  const auto doc = kaudit::run::summarize_trace(dir, 77, "solution.py", findings, nullptr, dir / "export", {});
   if (doc["status"] == "unavailable") GTEST_SKIP() << "kaudit built without the trace model";
   std::ifstream in(dir / "export" / "trace.json");
   const auto exported = nlohmann::json::parse(in);

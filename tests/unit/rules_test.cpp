@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -142,7 +144,35 @@ TEST(RulePack, ProblemWithoutItsOwnPackBansOnlyItsForbiddenList) {
   EXPECT_EQ(r.name, "made_up_problem");
   EXPECT_TRUE(contains(r.banned_python_ops, "torch.topk"));
   EXPECT_FALSE(contains(r.banned_python_ops, "torch.matmul")) << "the default pack's bans do not apply";
-  EXPECT_TRUE(r.raw.contains("verdict")) << "the verdict policy is kept";
+  EXPECT_EQ(r.verdict.static_decides, default_rule_pack().verdict.static_decides) << "the verdict policy is kept";
+  EXPECT_EQ(r.thresholds.fresh_over_bench, default_rule_pack().thresholds.fresh_over_bench);
+}
+
+TEST(RulePack, ThresholdsAndPolicyAreTyped) {
+  const RulePack p = rule_pack_from_json({{"schema", "kaudit-rules/1"},
+                                          {"thresholds", {{"fresh_over_bench", 2.5}, {"stress_mismatch_fraction", 0.01}}},
+                                          {"verdict", {{"static_decides", {"dynamic-code"}},
+                                                       {"confirmed_by", {{"banned-call", {"banned-library-kernel"}}}},
+                                                       {"runtime_min_confidence", "high"}}}});
+  EXPECT_EQ(p.thresholds.fresh_over_bench, 2.5);
+  EXPECT_EQ(p.thresholds.fresh_over_bench_cpu, 5.0) << "an absent threshold keeps its default";
+  EXPECT_EQ(p.thresholds.stress_mismatch_fraction, 0.01);
+  EXPECT_EQ(p.verdict.static_decides, std::set<std::string>{"dynamic-code"});
+  EXPECT_EQ(p.verdict.confirmed_by.at("banned-call"), std::vector<std::string>{"banned-library-kernel"});
+  EXPECT_EQ(p.verdict.runtime_min_confidence, Confidence::high);
+  const RulePack no_policy = rule_pack_from_json({{"schema", "kaudit-rules/1"}});
+  EXPECT_EQ(no_policy.verdict.confirmed_by, default_rule_pack().verdict.confirmed_by)
+      << "a pack without a verdict section follows the default pack's";
+}
+
+TEST(RulePack, MalformedThresholdsAndPolicyAreErrors) {
+  EXPECT_THROW(rule_pack_from_json({{"schema", "kaudit-rules/1"}, {"thresholds", {{"fresh_over_bench", "x"}}}}),
+               std::runtime_error);
+  EXPECT_THROW(rule_pack_from_json({{"schema", "kaudit-rules/1"}, {"thresholds", {{"fresh_over_bnech", 2}}}}),
+               std::runtime_error)
+      << "a misspelt threshold is an error, not a silent default";
+  EXPECT_THROW(rule_pack_from_json({{"schema", "kaudit-rules/1"}, {"verdict", {{"static_min_confidence", "sure"}}}}),
+               std::runtime_error);
 }
 
 TEST(RulePack, ProblemWithItsOwnPackUsesIt) {

@@ -1,4 +1,5 @@
 // The verdict engine on fixture evidence: every combination that matters.
+#include "evidence/verdict_document.h"
 #include "rules/verdict.h"
 
 #include <gtest/gtest.h>
@@ -30,7 +31,7 @@ json run(const std::string& result, std::initializer_list<json> findings) {
 }
 
 json decide(const json* a, const json* r) {
-  return decide_verdict({"solution.py", a, r}, verdict_policy_of(default_rule_pack()));
+  return kaudit::evidence::decide_verdict_document("solution.py", a, r, default_rule_pack().verdict);
 }
 
 TEST(Verdict, CleanNeedsACompletedRun) {

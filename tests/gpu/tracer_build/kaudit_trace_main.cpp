@@ -1,5 +1,5 @@
 // `kaudit` with only the trace subcommand (see CMakeLists.txt beside this).
-#include "runner/commands.h"
+#include "app/commands.h"
 
 #include <CLI/CLI.hpp>
 
@@ -7,7 +7,7 @@ int main(int argc, char** argv) {
   CLI::App app{"kaudit (tracer build): kaudit trace only"};
   app.require_subcommand(1);
   int exit_code = 0;
-  kaudit::runner::add_trace_command(app, exit_code);
+  kaudit::app::add_trace_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

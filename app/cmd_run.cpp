@@ -1,0 +1,140 @@
+// kaudit run: one submission against one problem (docs/runner.md).
+#include "app/commands.h"
+#include "run/run.h"
+
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+namespace kaudit::app {
+namespace {
+
+std::vector<std::string> split_commas(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  for (std::string item; std::getline(in, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+// One paragraph a person reads; the JSON document is the full answer.
+void print_summary(const nlohmann::json& r, std::ostream& os) {
+  os << "kaudit run: " << r["problem"]["name"].get<std::string>() << " / " << r["solution"].get<std::string>()
+     << " on " << r["device"].get<std::string>() << "\n";
+  os << "result: " << r["result"].get<std::string>();
+  if (r["error"].is_object()) os << " (" << r["error"]["phase"].get<std::string>() << ": " << r["error"]["reason"].get<std::string>() << ")";
+  else if (r.contains("result_reason")) os << " (" << r["result_reason"].get<std::string>() << ")";
+  os << "\n";
+  for (const auto& t : r.value("timing", nlohmann::json::array())) {
+    os << "shape " << t["shape_index"] << " " << t["shape"].dump() << ":";
+    for (const auto& [mode, m] : t["modes"].items()) {
+      if (!m.contains("median_ms")) continue;
+      os << "  " << mode << " " << m["median_ms"].get<double>() << " ms";
+      if (m.contains("percent_of_peak") && m["percent_of_peak"].is_number())
+        os << " (" << static_cast<int>(m["percent_of_peak"].get<double>() + 0.5) << "% of peak)";
+    }
+    if (t.contains("fresh_over_bench")) os << "  fresh/bench " << t["fresh_over_bench"].get<double>();
+    os << "\n";
+  }
+  for (const auto& f : r["findings"])
+    os << "[" << f["category"].get<std::string>() << "] " << f["id"].get<std::string>() << ": "
+       << f["message"].get<std::string>() << "\n";
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand("run", "Run a submission against a problem with probes and fresh-input timing");
+  auto opts = std::make_shared<run::RunOptions>();
+  auto modes = std::make_shared<std::string>("bench,fresh,rewrite");
+  auto output = std::make_shared<std::string>();
+  auto stress = std::make_shared<std::string>("0.01,100");
+  auto hardware = std::make_shared<std::string>();
+  auto pack = std::make_shared<std::string>();
+  auto trials = std::make_shared<int>(0);
+  auto setup_timeout = std::make_shared<double>(0);
+  auto phase_timeout = std::make_shared<double>(0);
+  auto call_timeout = std::make_shared<double>(0);
+  auto no_poison = std::make_shared<bool>(false);
+  auto quiet = std::make_shared<bool>(false);
+  cmd->add_option("--problem", opts->problem, "Problem folder (KernelBench-Hard or KernelBench)")->required();
+  cmd->add_option("--solution", opts->solution, "The submission's .py file")->required();
+  cmd->add_option("--device", opts->device, "cuda or cpu (cpu: no tracer, wall-clock timing)")
+      ->check(CLI::IsMember({"cuda", "cpu"}));
+  cmd->add_option("--modes", *modes, "Timing modes, comma-separated: bench,fresh,rewrite");
+  cmd->add_flag("--trace", opts->trace, "Inject libkaudit_tracer.so and add per-call trace summaries");
+  cmd->add_option("-o,--output", *output, "Write the result document (JSON) here");
+  cmd->add_option("--python", opts->python,
+                  "The interpreter to run (default: /usr/bin/python3 for cpu, python3 on PATH for cuda)");
+  cmd->add_option("--seeds", opts->seeds, "Correctness seeds per shape")->check(CLI::Range(1, 100));
+  cmd->add_option("--stress-scales", *stress, "Input scales of the numeric-stress cases, comma-separated ('' for none)");
+  cmd->add_option("--warmup", opts->warmup, "Warm-up calls before each mode")->check(CLI::Range(0, 10000));
+  cmd->add_option("--trials", *trials, "Timed calls per mode (default: the problem's num_perf_trials)")
+      ->check(CLI::Range(1, 100000));
+  cmd->add_option("--samples", opts->samples, "Timed calls per mode whose outputs are verified")
+      ->check(CLI::Range(1, 1000));
+  cmd->add_option("--setup-timeout", *setup_timeout, "Seconds for import, build and set-up (default 600, cpu 120)");
+  cmd->add_option("--phase-timeout", *phase_timeout,
+                  "Seconds for each shape's correctness and each timing mode (default 300, cpu 60)");
+  cmd->add_option("--call-timeout", *call_timeout,
+                  "Seconds for each correctness call, at most the phase timeout (default 60)");
+  cmd->add_option("--hardware", *hardware, "A kaudit-hardware/1 file (default: chosen by the GPU's name)");
+  cmd->add_option("--peak", opts->peak_basis, "Peaks for % of peak: measured or datasheet")
+      ->check(CLI::IsMember({"measured", "datasheet"}));
+  cmd->add_option("--rules", *pack, "Rule pack (thresholds); default: the built-in pack");
+  cmd->add_option("--pass-env", opts->pass_env, "Environment variables passed to the children besides the defaults");
+  cmd->add_option("--harness", opts->harness, "The harness file (default: next to the kaudit executable)");
+  cmd->add_option("--tracer-lib", opts->tracer_lib, "libkaudit_tracer.so (default: next to the kaudit executable)");
+  cmd->add_flag("--keep-temp", opts->keep_temp, "Keep the temporary folder; its path is in the result");
+  cmd->add_flag("--no-poison", *no_poison, "Do not poison freed memory before correctness calls");
+  cmd->add_flag("-q,--quiet", *quiet, "Print nothing but errors");
+  cmd->callback([=, &exit_code]() {
+    run::RunOptions o = *opts;
+    o.modes = split_commas(*modes);
+    o.stress_scales.clear();
+    for (const auto& s : split_commas(*stress)) {
+      try {
+        o.stress_scales.push_back(std::stod(s));
+      } catch (const std::exception&) {
+        std::cerr << "kaudit run: --stress-scales: not a number: " << s << "\n";
+        exit_code = 2;
+        return;
+      }
+    }
+    if (*trials > 0) o.trials = *trials;
+    if (*setup_timeout > 0) o.setup_timeout_s = *setup_timeout;
+    if (*phase_timeout > 0) o.phase_timeout_s = *phase_timeout;
+    if (*call_timeout > 0) o.call_timeout_s = *call_timeout;
+    if (!hardware->empty()) o.hardware = *hardware;
+    if (!pack->empty()) o.rule_pack = *pack;
+    o.poison = !*no_poison;
+    nlohmann::json result;
+    try {
+      result = run::run_submission(o);
+    } catch (const std::exception& e) {
+      std::cerr << "kaudit run: " << e.what() << "\n";
+      exit_code = 2;
+      return;
+    }
+    if (!output->empty()) {
+      std::ofstream out(*output);
+      out << result.dump(2) << "\n";
+      if (!out) {
+        std::cerr << "kaudit run: cannot write " << *output << "\n";
+        exit_code = 2;
+        return;
+      }
+    } else if (*quiet) {
+      // nothing
+    } else {
+      std::cout << result.dump(2) << "\n";
+    }
+    if (!*quiet && !output->empty()) print_summary(result, std::cout);
+    bool flagged = result["result"] != "correct";
+    for (const auto& f : result["findings"])
+      if (f["category"] == "cheat" || f["category"] == "benchmark-aware") flagged = true;
+    exit_code = flagged ? 1 : 0;
+  });
+}
+
+}  // namespace kaudit::app

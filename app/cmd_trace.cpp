@@ -1,0 +1,224 @@
+// kaudit trace [-o trace.json] [--chrome trace.chrome.json] -- COMMAND...
+// Runs any command under libkaudit_tracer.so, gathers the journal of every
+// process it started, and writes the trace document, the Chrome trace, and
+// a short summary (on stderr, so that the command's own stdout stays clean).
+#include "app/commands.h"
+
+#include "tracer/chrome_trace.h"
+#include "tracer/families.h"
+#include "tracer/journal_format.h"
+#include "tracer/report.h"
+#include "tracer/trace.h"
+
+#include <CLI/CLI.hpp>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#ifndef KAUDIT_TRACER_BUILD_PATH
+#define KAUDIT_TRACER_BUILD_PATH ""
+#endif
+
+namespace kaudit::app {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct TraceOptions {
+  std::string output;
+  std::string chrome;
+  std::string families;
+  std::string tracer_lib;
+  std::string keep_journals;
+  std::string input;
+  bool quiet = false;
+};
+
+// --tracer-lib, $KAUDIT_TRACER_LIB, beside the kaudit executable, ../lib,
+// then where the build put it.
+std::optional<std::string> find_tracer(const std::string& given) {
+  std::vector<fs::path> candidates;
+  if (!given.empty()) return fs::exists(given) ? std::optional<std::string>(fs::absolute(given).string()) : std::nullopt;
+  if (const char* env = std::getenv("KAUDIT_TRACER_LIB"); env != nullptr && *env != '\0') candidates.emplace_back(env);
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    candidates.push_back(self.parent_path() / "libkaudit_tracer.so");
+    candidates.push_back(self.parent_path().parent_path() / "lib" / "libkaudit_tracer.so");
+  }
+  if (*KAUDIT_TRACER_BUILD_PATH != '\0') candidates.emplace_back(KAUDIT_TRACER_BUILD_PATH);
+  for (const fs::path& p : candidates)
+    if (fs::exists(p, ec)) return fs::absolute(p).string();
+  return std::nullopt;
+}
+
+// Runs the command with the tracer injected; returns its wait status.
+int run_traced(const std::vector<std::string>& command, const std::string& tracer, const std::string& dir) {
+  // Like system(): the terminal's ^C goes to the command, and kaudit stays
+  // to collect what it left.
+  struct sigaction ignore {}, old_int {}, old_quit {};
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  sigaction(SIGINT, &ignore, &old_int);
+  sigaction(SIGQUIT, &ignore, &old_quit);
+  const pid_t child = fork();
+  if (child == 0) {
+    sigaction(SIGINT, &old_int, nullptr);
+    sigaction(SIGQUIT, &old_quit, nullptr);
+    setenv("CUDA_INJECTION64_PATH", tracer.c_str(), 1);
+    setenv(tracer::kEnvTraceDir, dir.c_str(), 1);
+    unsetenv(tracer::kEnvTraceFile);
+    std::vector<char*> argv;
+    for (const std::string& a : command) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execvp(argv[0], argv.data());
+    std::fprintf(stderr, "kaudit trace: cannot run %s: %s\n", argv[0], std::strerror(errno));
+    _exit(127);
+  }
+  int status = 0;
+  if (child < 0) {
+    status = -1;
+  } else {
+    while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+    }
+  }
+  sigaction(SIGINT, &old_int, nullptr);
+  sigaction(SIGQUIT, &old_quit, nullptr);
+  return status;
+}
+
+// Writes the trace document and the Chrome trace where asked, and prints
+// the summary. Returns 0, or 2 when a file cannot be written.
+int write_outputs(const TraceOptions& opt, const tracer::Trace& trace, const tracer::Families& families) {
+  int rc = 0;
+  try {
+    if (!opt.output.empty()) {
+      std::ofstream out(opt.output);
+      out << tracer::to_json(trace, &families).dump(1) << "\n";
+      if (!out) throw std::runtime_error("cannot write " + opt.output);
+    }
+    if (!opt.chrome.empty()) {
+      std::ofstream out(opt.chrome);
+      out << tracer::chrome_trace(trace, families).dump() << "\n";
+      if (!out) throw std::runtime_error("cannot write " + opt.chrome);
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "kaudit trace: " << e.what() << "\n";
+    rc = 2;
+  }
+  if (!opt.quiet) std::cerr << (opt.input.empty() ? "\n" : "") << tracer::text_summary(trace, families);
+  return rc;
+}
+
+int trace_command(const TraceOptions& opt, std::vector<std::string> command) {
+  if (!command.empty() && command.front() == "--") command.erase(command.begin());
+  if (command.empty() == opt.input.empty()) {
+    std::cerr << "kaudit trace: give a command (kaudit trace [options] -- COMMAND...) or --input FILE, not both\n";
+    return 2;
+  }
+  std::unique_ptr<tracer::Families> custom;
+  try {
+    if (!opt.families.empty()) custom = std::make_unique<tracer::Families>(tracer::Families::load(opt.families));
+  } catch (const std::exception& e) {
+    std::cerr << "kaudit trace: " << e.what() << "\n";
+    return 2;
+  }
+  const tracer::Families& families = custom ? *custom : tracer::Families::builtin();
+  if (!opt.input.empty()) {
+    try {
+      return write_outputs(opt, tracer::load_trace_file(opt.input), families);
+    } catch (const std::exception& e) {
+      std::cerr << "kaudit trace: " << e.what() << "\n";
+      return 2;
+    }
+  }
+  const std::optional<std::string> lib = find_tracer(opt.tracer_lib);
+  if (!lib) {
+    std::cerr << "kaudit trace: cannot find libkaudit_tracer.so (give --tracer-lib or set KAUDIT_TRACER_LIB)\n";
+    return 2;
+  }
+
+  std::string dir = opt.keep_journals;
+  bool temporary = false;
+  std::error_code ec;
+  if (dir.empty()) {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string pattern = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/kaudit-trace-XXXXXX";
+    if (mkdtemp(pattern.data()) == nullptr) {
+      std::cerr << "kaudit trace: cannot make a temporary folder: " << std::strerror(errno) << "\n";
+      return 2;
+    }
+    dir = pattern;
+    temporary = true;
+  } else if (!fs::create_directories(dir, ec) && ec) {
+    std::cerr << "kaudit trace: cannot make " << dir << ": " << ec.message() << "\n";
+    return 2;
+  }
+  dir = fs::absolute(dir).string();
+
+  const char* previous = std::getenv("CUDA_INJECTION64_PATH");
+  const int status = run_traced(command, *lib, dir);
+
+  tracer::Trace trace;
+  try {
+    trace = tracer::load_journal_dir(dir);
+  } catch (const std::exception& e) {
+    std::cerr << "kaudit trace: " << e.what() << "\n";
+    return 2;
+  }
+  trace.command = command;
+  if (status >= 0) trace.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  if (status >= 0 && WIFSIGNALED(status))
+    trace.notes.push_back({"loss", "the command was killed by signal " + std::to_string(WTERMSIG(status))});
+  if (previous != nullptr && *previous != '\0')
+    trace.notes.push_back({"warning", std::string("CUDA_INJECTION64_PATH was set to ") + previous +
+                                          "; kaudit replaced it for the command"});
+  bool any_cuda = false;
+  for (const tracer::Process& p : trace.processes) any_cuda = any_cuda || p.cupti_seen;
+  if (!any_cuda) {
+    std::string why = "no process of the command initialised CUDA under the tracer";
+    if (!fs::exists("/dev/nvidiactl", ec)) why += " (this machine has no NVIDIA device: /dev/nvidiactl is missing)";
+    trace.notes.push_back({"info", why});
+  }
+
+  int rc = write_outputs(opt, trace, families);
+  if (rc == 0 && status != 0) rc = 1;
+  if (temporary) fs::remove_all(dir, ec);
+  return rc;
+}
+
+}  // namespace
+
+void add_trace_command(CLI::App& app, int& exit_code) {
+  auto opt = std::make_shared<TraceOptions>();
+  auto command = std::make_shared<std::vector<std::string>>();
+  CLI::App* sub = app.add_subcommand(
+      "trace", "Run a command under the CUPTI tracer: every kernel, who launched it, in which call");
+  sub->add_option("-o,--output", opt->output, "Write the trace document (kaudit-trace/1 JSON) here");
+  sub->add_option("--chrome", opt->chrome, "Write a Chrome trace / Perfetto JSON file here");
+  sub->add_option("--families", opt->families, "Library and op families (default: the built-in rules/kernel_families.json)")
+      ->check(CLI::ExistingFile);
+  sub->add_option("--tracer-lib", opt->tracer_lib, "Path of libkaudit_tracer.so (default: beside kaudit)");
+  sub->add_option("--keep-journals", opt->keep_journals, "Keep the per-process journals in this folder");
+  sub->add_option("--input", opt->input,
+                  "Read a saved trace (document or journal) instead of running a command; write -o/--chrome from it")
+      ->check(CLI::ExistingFile);
+  sub->add_flag("-q,--quiet", opt->quiet, "Print no summary");
+  sub->footer("The command follows `--`. Exit status: 0 when the command exited 0, 1 when it failed or was killed,\n"
+              "2 on a usage or I/O error. The summary goes to stderr.");
+  sub->add_option("command", *command, "The command to trace and its arguments (after --)");
+  sub->callback([opt, command, &exit_code] { exit_code = trace_command(*opt, *command); });
+}
+
+}  // namespace kaudit::app

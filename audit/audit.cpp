@@ -1,0 +1,193 @@
+#include "audit/audit.h"
+
+#include "audit/submission_audit.h"
+#include "evidence/json_file.h"
+#include "evidence/schemas.h"
+#include "kaudit/version.h"
+#include "report/report.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <iostream>
+#include <mutex>
+#include <set>
+#include <thread>
+
+namespace kaudit::audit {
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+// The batch's shared plan: the device resolved, every problem loaded once
+// (a broken problem folder fails the batch early) with its rules.
+BatchPlan make_batch_plan(const std::vector<AuditItem>& items, const AuditOptions& o, bool have_gpu) {
+  BatchPlan plan;
+  plan.out_dir = o.out_dir;
+  plan.device = o.device == "auto" ? (have_gpu ? "cuda" : "cpu") : o.device;
+  plan.force = o.force;
+  plan.trace = o.trace;
+  plan.python = o.python;
+  plan.trials = o.trials;
+  for (const auto& it : items) {
+    if (!it.problem || plan.problems.count(*it.problem)) continue;
+    const rules::Problem& p = plan.problems.emplace(*it.problem, rules::load_problem(*it.problem)).first->second;
+    plan.packs.emplace(*it.problem, rules::rule_pack_for_problem(p));
+  }
+  return plan;
+}
+
+std::string reason_ids(const json& v) {
+  std::set<std::string> ids;
+  for (const auto& f : v.value("deciding", json::array())) ids.insert(f.value("id", ""));
+  std::string s;
+  for (const auto& id : ids) s += (s.empty() ? "" : ", ") + id;
+  return s;
+}
+
+json summary_entry(const AuditItem& it, const SubmissionOutcome& out) {
+  json e = {{"key", it.key},
+            {"path", it.source.string()},
+            {"problem", it.problem ? json(it.problem->filename().string()) : json(nullptr)},
+            {"result", out.verdict.value("result", "not-run")},
+            {"integrity", out.verdict.value("integrity", "not-run")},
+            {"status", out.status},
+            {"seconds", out.seconds}};
+  if (!it.expected.is_null()) {
+    e["expected"] = it.expected;
+    e["matches"] = verdict_matches(it.expected, e["result"], e["integrity"]);
+  }
+  return e;
+}
+
+void print_progress(const AuditItem& it, const SubmissionOutcome& out, const json& entry, std::size_t n,
+                    std::size_t total) {
+  std::cout << "[" << n << "/" << total << "] " << it.key << ": " << entry["result"].get<std::string>() << ", "
+            << entry["integrity"].get<std::string>();
+  if (const std::string ids = reason_ids(out.verdict); !ids.empty()) std::cout << " (" << ids << ")";
+  if (entry.contains("matches") && !entry["matches"].get<bool>())
+    std::cout << "  [expected " << it.expected.value("result", "") << ", " << it.expected.value("integrity", "") << "]";
+  std::cout << "  " << static_cast<int>(out.seconds * 10) / 10.0 << " s" << std::endl;
+}
+
+// Stage 2: runs (in parallel with --jobs) and verdicts. Jobs on one device
+// take turns at it (run::RunOptions::device_turns).
+std::vector<json> run_jobs(const std::vector<AuditItem>& items, const std::vector<std::optional<json>>& analyses,
+                           const BatchPlan& plan, const AuditOptions& o) {
+  const int jobs = std::max(1, std::min<int>(o.jobs, static_cast<int>(items.size())));
+  std::vector<JobSlot> slots(static_cast<std::size_t>(jobs));
+  std::map<std::string, std::shared_ptr<run::DeviceTurns>> turns;
+  for (int w = 0; w < jobs; ++w) {
+    JobSlot& s = slots[static_cast<std::size_t>(w)];
+    s.gpu = o.gpus.empty() ? std::string() : o.gpus[static_cast<std::size_t>(w) % o.gpus.size()];
+    if (jobs > 1) {
+      auto& t = turns[s.gpu];
+      if (!t) t = std::make_shared<run::DeviceTurns>();
+      s.device_turns = t;
+    }
+  }
+  std::vector<json> entries(items.size());
+  std::mutex print_mutex;
+  std::atomic<size_t> next{0}, done{0};
+  auto worker = [&](int w) {
+    for (size_t i = next++; i < items.size(); i = next++) {
+      const SubmissionOutcome out = audit_submission(items[i], analyses[i], plan, slots[static_cast<std::size_t>(w)]);
+      entries[i] = summary_entry(items[i], out);
+      const size_t n = ++done;
+      std::lock_guard<std::mutex> lock(print_mutex);
+      if (!out.error.empty()) std::cerr << "kaudit audit: " << items[i].key << ": " << out.error << "\n";
+      if (!o.quiet) print_progress(items[i], out, entries[i], n, items.size());
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int w = 1; w < jobs; ++w) threads.emplace_back(worker, w);
+  worker(0);
+  for (auto& t : threads) t.join();
+  return entries;
+}
+
+json count_integrity(const json& entries) {
+  json counts = {{"clean", 0}, {"benchmark-aware", 0}, {"cheat", 0}, {"not-run", 0}, {"unverified", 0}};
+  for (const auto& e : entries)
+    counts[e["integrity"].get<std::string>()] = counts.value(e["integrity"].get<std::string>(), 0) + 1;
+  return counts;
+}
+
+// What the header of the reports names: the GPU the runs ran on (from the
+// first CUDA run.json), else "available" when this audit saw one, else null.
+json gpu_of_batch(const fs::path& out_dir, const json& entries, bool gpu_here) {
+  for (const auto& e : entries) {
+    const auto run_doc = evidence::read_json_file(out_dir / e.value("key", "") / "run.json");
+    if (run_doc && run_doc->value("device", "") == "cuda") {
+      const std::string name = run_doc->value("environment", json::object()).value("gpu", "");
+      if (!name.empty()) return name;
+    }
+  }
+  return gpu_here ? json("available") : json(nullptr);
+}
+
+}  // namespace
+
+bool gpu_available() {
+  FILE* p = popen("nvidia-smi -L 2>/dev/null", "r");
+  if (!p) return false;
+  char buf[256];
+  std::string out;
+  while (fgets(buf, sizeof buf, p)) out += buf;
+  const int rc = pclose(p);
+  return rc == 0 && out.find("GPU ") != std::string::npos;
+}
+
+json run_audit(const std::vector<AuditItem>& items, const AuditOptions& o) {
+  fs::create_directories(o.out_dir);
+  const bool have_gpu = o.device == "none" || o.device == "cpu" ? false : gpu_available();
+  if (o.device == "auto" && !have_gpu && !o.quiet)
+    std::cerr << "kaudit audit: no GPU here: static analysis for every submission, CPU runs for pure-PyTorch "
+                 "ones; the rest are marked not-run, never clean\n";
+  const BatchPlan plan = make_batch_plan(items, o, have_gpu);
+
+  // Stage 1, in order: the submission's record and its static analysis.
+  std::vector<std::optional<json>> analyses;
+  for (const auto& it : items) analyses.push_back(analyze_submission(it, plan));
+  const json entries = run_jobs(items, analyses, plan, o);
+
+  int matched = 0, with_expectation = 0;
+  for (const auto& e : entries) {
+    if (!e.contains("matches")) continue;
+    ++with_expectation;
+    matched += e["matches"].get<bool>();
+  }
+  json summary = {{"schema", evidence::kAuditSchema},
+                  {"kaudit_version", kaudit::kVersion},
+                  {"root", fs::current_path().string()},  // where relative submission paths start
+                  {"device", plan.device},
+                  {"gpu", gpu_of_batch(o.out_dir, entries, have_gpu)},
+                  {"counts", count_integrity(entries)},
+                  {"submissions", entries}};
+  if (with_expectation) summary["expectations"] = {{"matched", matched}, {"of", with_expectation}};
+  evidence::write_json_file(o.out_dir / "summary.json", summary);
+  report::write_reports(o.out_dir);
+  return summary;
+}
+
+json recompute_verdicts(const fs::path& dir) {
+  if (!fs::exists(dir / "summary.json")) return verdict_from_folder(dir);
+  json summary = *evidence::read_json_file(dir / "summary.json");
+  for (auto& e : summary["submissions"]) {
+    const fs::path sub_dir = dir / e.value("key", "");
+    const json v = verdict_from_folder(sub_dir);
+    e["result"] = v["result"];
+    e["integrity"] = v["integrity"];
+    const auto run_doc = evidence::read_json_file(sub_dir / "run.json");
+    if (run_doc && run_doc->contains("seconds") && (*run_doc)["seconds"].is_number()) e["seconds"] = (*run_doc)["seconds"];
+    if (e.contains("expected")) e["matches"] = verdict_matches(e["expected"], v["result"], v["integrity"]);
+  }
+  summary["counts"] = count_integrity(summary["submissions"]);
+  summary["gpu"] = gpu_of_batch(dir, summary["submissions"], summary.value("gpu", json()).is_string());
+  evidence::write_json_file(dir / "summary.json", summary);
+  report::write_reports(dir);
+  return summary;
+}
+
+}  // namespace kaudit::audit

@@ -1,0 +1,41 @@
+// `kaudit audit`: analyzer, runner (with the tracer on a GPU) and verdict
+// engine over a batch of submissions, one evidence folder each, resumable
+// (docs/audit.md). `kaudit verdict` recomputes verdicts from saved evidence.
+#pragma once
+
+#include "audit/items.h"
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kaudit::audit {
+
+struct AuditOptions {
+  std::filesystem::path out_dir = "kaudit-audit";
+  std::string device = "auto";  // auto | cuda | cpu | none (static analysis only)
+  int jobs = 1;
+  std::vector<std::string> gpus;  // CUDA device ids handed out to jobs round-robin
+  bool force = false;             // redo what is already done
+  bool trace = true;              // with the tracer when running on CUDA
+  std::string python;             // interpreter for runs (default: the runner's)
+  std::optional<int> trials;      // timed calls per mode, for quick batches
+  bool quiet = false;
+};
+
+// Runs the batch, writes OUT_DIR/<key>/{submission,analysis,run,verdict}.json,
+// OUT_DIR/summary.json and the reports; returns the summary document.
+nlohmann::json run_audit(const std::vector<AuditItem>& items, const AuditOptions& options);
+
+// Recomputes OUT_DIR/<key>/verdict.json from the evidence beside it (or,
+// when `dir` holds summary.json, for every submission of the batch, then the
+// summary and the reports). Returns the verdict or the summary.
+nlohmann::json recompute_verdicts(const std::filesystem::path& dir);
+
+// Whether a CUDA GPU is usable here (nvidia-smi lists one).
+bool gpu_available();
+
+}  // namespace kaudit::audit

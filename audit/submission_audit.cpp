@@ -1,0 +1,161 @@
+#include "audit/submission_audit.h"
+
+#include "evidence/json_file.h"
+#include "evidence/schemas.h"
+#include "evidence/verdict_document.h"
+#include "run/run.h"
+
+#ifdef KAUDIT_HAVE_ANALYZER
+#include "analyzer/analyzer.h"
+#include "analyzer/report.h"
+#endif
+
+#include <chrono>
+#include <mutex>
+
+namespace kaudit::audit {
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+const rules::Problem* BatchPlan::problem_of(const AuditItem& item) const {
+  if (!item.problem) return nullptr;
+  const auto it = problems.find(*item.problem);
+  return it == problems.end() ? nullptr : &it->second;
+}
+
+const rules::RulePack& BatchPlan::pack_of(const AuditItem& item) const {
+  static const rules::RulePack fallback = rules::default_rule_pack();
+  if (!item.problem) return fallback;
+  const auto it = packs.find(*item.problem);
+  return it == packs.end() ? fallback : it->second;
+}
+
+namespace {
+
+// Submissions that need a GPU toolchain cannot run in CPU mode; only
+// pure-PyTorch ones do (DESIGN.md, runner, --device cpu).
+bool needs_gpu(const fs::path& source) {
+  const std::string text = evidence::read_text_file(source);
+  for (const char* marker : {"triton", "load_inline", "cpp_extension", "cupy", "RawKernel", "nvrtc", "numba", "ctypes"})
+    if (text.find(marker) != std::string::npos) return true;
+  return false;
+}
+
+#ifdef KAUDIT_HAVE_ANALYZER
+// One analyzer per problem, made on first use (stage 1 runs on one thread).
+analyzer::Analyzer& analyzer_for(const AuditItem& item, const BatchPlan& plan) {
+  static std::map<std::string, std::unique_ptr<analyzer::Analyzer>> analyzers;
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto& an = analyzers[item.problem ? item.problem->string() : ""];
+  if (!an) {
+    analyzer::AnalyzerOptions ao;
+    if (const rules::Problem* p = plan.problem_of(item)) ao.problem = *p;
+    an = std::make_unique<analyzer::Analyzer>(std::move(ao));
+  }
+  return *an;
+}
+#endif
+
+run::RunOptions run_options(const AuditItem& item, const BatchPlan& plan, const JobSlot& slot) {
+  run::RunOptions ro;
+  ro.problem = *item.problem;
+  ro.solution = item.source;
+  ro.device = plan.device;
+  ro.trace = plan.trace && plan.device == "cuda";
+  ro.python = plan.python;
+  ro.trials = plan.trials;
+  if (!slot.gpu.empty()) ro.env["CUDA_VISIBLE_DEVICES"] = slot.gpu;
+  ro.device_turns = slot.device_turns;
+  ro.trace_output = plan.out_dir / item.key;
+  return ro;
+}
+
+}  // namespace
+
+std::optional<json> analyze_submission(const AuditItem& item, const BatchPlan& plan) {
+  const fs::path dir = plan.out_dir / item.key;
+  fs::create_directories(dir);
+  evidence::write_json_file(dir / "submission.json",
+                            {{"schema", evidence::kSubmissionSchema},
+                             {"path", item.source.string()},
+                             {"problem_dir", item.problem ? json(item.problem->string()) : json(nullptr)},
+                             {"expected", item.expected}});
+#ifdef KAUDIT_HAVE_ANALYZER
+  if (plan.force || !fs::exists(dir / "analysis.json")) {
+    analyzer::Analyzer& an = analyzer_for(item, plan);
+    const auto start = std::chrono::steady_clock::now();
+    analyzer::FileReport r{item.source.string(), an.analyze_file(item.source), 0};
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const rules::Problem* problem = plan.problem_of(item);
+    json doc = analyzer::render_json({r}, {an.rules().name, problem ? problem->name : ""});
+    evidence::write_json_file(dir / "analysis.json", doc);
+    return doc;
+  }
+#endif
+  return evidence::read_json_file(dir / "analysis.json");
+}
+
+SubmissionOutcome audit_submission(const AuditItem& item, const std::optional<json>& analysis, const BatchPlan& plan,
+                                   const JobSlot& slot) {
+  const fs::path dir = plan.out_dir / item.key;
+  const auto start = std::chrono::steady_clock::now();
+  SubmissionOutcome out{json(), "done", 0, ""};
+  const bool runnable = item.problem && item.source.extension() == ".py" && plan.device != "none" &&
+                        (plan.device == "cuda" || !needs_gpu(item.source));
+  std::optional<json> run_doc = evidence::read_json_file(dir / "run.json");
+  const auto old = evidence::read_json_file(dir / "verdict.json");
+  // Resuming keeps what was decided; what was not run before is run now
+  // when it can be (a static-only batch finished on a GPU machine).
+  const bool old_not_run = old && old->value("result", "") == "not-run";
+  if (old && !plan.force && !(old_not_run && runnable && !run_doc)) {
+    out.verdict = *old;
+    out.status = old_not_run ? "not-run" : "done";
+  } else {
+    if (runnable && (plan.force || !run_doc)) {
+      run_doc.reset();
+      try {
+        run_doc = run::run_submission(run_options(item, plan, slot));
+        evidence::write_json_file(dir / "run.json", *run_doc);
+      } catch (const std::exception& e) {
+        out.status = "failed";
+        out.error = std::string("the run could not start: ") + e.what();
+      }
+    } else if (!runnable) {
+      out.status = "not-run";
+    }
+    try {
+      out.verdict = evidence::decide_verdict_document(item.source.string(), analysis ? &*analysis : nullptr,
+                                                      run_doc ? &*run_doc : nullptr, plan.pack_of(item).verdict);
+      evidence::write_json_file(dir / "verdict.json", out.verdict);
+    } catch (const std::exception& e) {
+      out.status = "failed";
+      out.verdict = {{"result", "not-run"}, {"integrity", "not-run"}};
+      out.error = std::string("no verdict: ") + e.what();
+    }
+  }
+  // A submission's time: its run's wall time when it was run (also when a
+  // resumed batch kept it), else what this audit spent on it.
+  const json seconds = run_doc ? run_doc->value("seconds", json()) : json();
+  out.seconds = seconds.is_number() ? seconds.get<double>()
+                                    : std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return out;
+}
+
+json verdict_from_folder(const fs::path& dir) {
+  const auto record = evidence::read_json_file(dir / "submission.json");
+  json sub = record.value_or(json::object());
+  if (!record) sub["path"] = dir.filename().string();
+  const auto analysis = evidence::read_json_file(dir / "analysis.json");
+  const auto run_doc = evidence::read_json_file(dir / "run.json");
+  std::optional<rules::Problem> problem;
+  if (sub.contains("problem_dir") && sub["problem_dir"].is_string())
+    problem = rules::load_problem(sub["problem_dir"].get<std::string>());
+  const rules::RulePack pack = problem ? rules::rule_pack_for_problem(*problem) : rules::default_rule_pack();
+  json v = evidence::decide_verdict_document(sub.value("path", ""), analysis ? &*analysis : nullptr,
+                                             run_doc ? &*run_doc : nullptr, pack.verdict);
+  evidence::write_json_file(dir / "verdict.json", v);
+  return v;
+}
+
+}  // namespace kaudit::audit

@@ -1,0 +1,63 @@
+// One submission through the pipeline, in memory: its static analysis, its
+// run, its verdict. The batch folder is written for output and read back
+// only to resume (docs/audit.md).
+#pragma once
+
+#include "audit/items.h"
+#include "rules/problem.h"
+#include "rules/rule_pack.h"
+#include "run/device_turns.h"
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace kaudit::audit {
+
+// What the whole batch shares, set up once: the device, the problems and
+// their rules (loaded once each), the interpreter and run settings.
+struct BatchPlan {
+  std::filesystem::path out_dir;
+  std::string device;  // cuda | cpu | none (resolved from auto)
+  bool force = false;
+  bool trace = true;
+  std::string python;
+  std::optional<int> trials;
+  std::map<std::filesystem::path, rules::Problem> problems;
+  std::map<std::filesystem::path, rules::RulePack> packs;
+
+  const rules::Problem* problem_of(const AuditItem& item) const;
+  const rules::RulePack& pack_of(const AuditItem& item) const;  // the default pack without a problem
+};
+
+// Stage 1, in order: writes submission.json and, unless it is there already
+// (and not --force), analysis.json. Returns the analysis document, or
+// nothing where the analyzer is not built and none was saved.
+std::optional<nlohmann::json> analyze_submission(const AuditItem& item, const BatchPlan& plan);
+
+// Where a job runs: the CUDA device it is given and the turns it shares.
+struct JobSlot {
+  std::string gpu;                               // CUDA_VISIBLE_DEVICES, or empty
+  std::shared_ptr<run::DeviceTurns> device_turns;  // null: the device to itself
+};
+
+struct SubmissionOutcome {
+  nlohmann::json verdict;
+  std::string status;  // done | not-run | failed
+  double seconds = 0;  // the run's wall time, or what this audit spent
+  std::string error;   // why it failed, for the progress line
+};
+
+// Stage 2, on a worker: runs the submission when it can and has not been
+// run, then decides its verdict from the evidence in memory.
+SubmissionOutcome audit_submission(const AuditItem& item, const std::optional<nlohmann::json>& analysis,
+                                   const BatchPlan& plan, const JobSlot& slot);
+
+// Decides a saved submission's verdict from its evidence folder again.
+nlohmann::json verdict_from_folder(const std::filesystem::path& dir);
+
+}  // namespace kaudit::audit

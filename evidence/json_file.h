@@ -1,0 +1,21 @@
+// Reading and writing evidence documents. Writes are atomic (a temporary
+// file renamed over the target), so that an interrupted batch never leaves
+// half a file that a resumed one would trust.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <optional>
+#include <string>
+
+namespace kaudit::evidence {
+
+// The document at `path`, or nothing when it is missing or not valid JSON.
+std::optional<nlohmann::json> read_json_file(const std::filesystem::path& path);
+// Writes `doc` (indented) to `path` through `path`.tmp; throws std::runtime_error on failure.
+void write_json_file(const std::filesystem::path& path, const nlohmann::json& doc);
+// The whole file as bytes; empty when it cannot be read.
+std::string read_text_file(const std::filesystem::path& path);
+
+}  // namespace kaudit::evidence

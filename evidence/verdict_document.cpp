@@ -1,0 +1,74 @@
+#include "evidence/verdict_document.h"
+
+#include "evidence/schemas.h"
+
+#include <stdexcept>
+
+namespace kaudit::evidence {
+using json = nlohmann::json;
+
+namespace {
+
+std::vector<rules::Finding> findings_of_analysis(const json& doc) {
+  std::vector<rules::Finding> out;
+  auto take = [&](const json& entry) {
+    for (const auto& f : entry.at("findings")) out.push_back(rules::finding_from_json(f));
+  };
+  if (doc.contains("schema")) {
+    if (doc.at("schema") != kAnalysisSchema)
+      throw std::runtime_error("analysis document has schema " + doc.at("schema").dump() + ", want " +
+                               kAnalysisSchema);
+    for (const auto& file : doc.at("files")) take(file);
+  } else {
+    take(doc);  // one files[] entry
+  }
+  return out;
+}
+
+rules::RunFacts run_facts(const json& run) {
+  if (run.value("schema", "") != kRunSchema)
+    throw std::runtime_error("run document has schema " + run.value("schema", std::string("(none)")) + ", want " +
+                             kRunSchema);
+  rules::RunFacts facts;
+  facts.result = run.at("result").get<std::string>();
+  if (run.contains("error") && !run["error"].is_null()) facts.error = run["error"];
+  for (const auto& f : run.value("findings", json::array())) facts.findings.push_back(rules::finding_from_json(f));
+  if (run.contains("trace_incomplete") && run["trace_incomplete"].is_string())
+    facts.trace_incomplete = run["trace_incomplete"].get<std::string>();
+  return facts;
+}
+
+}  // namespace
+
+rules::VerdictInput verdict_input(const std::string& submission, const json* analysis, const json* run) {
+  rules::VerdictInput in;
+  in.submission = submission;
+  if (analysis) in.static_findings = findings_of_analysis(*analysis);
+  if (run) in.run = run_facts(*run);
+  return in;
+}
+
+json verdict_to_json(const rules::Verdict& v, const json* run) {
+  json deciding = json::array(), beside = json::array();
+  for (const auto& f : v.deciding) deciding.push_back(rules::to_json(f));
+  for (const auto& f : v.beside) beside.push_back(rules::to_json(f));
+  return {{"schema", kVerdictSchema},
+          {"submission", v.submission},
+          {"result", v.result},
+          {"result_reason", v.result_reason},
+          {"integrity_reason", v.integrity_reason ? json(*v.integrity_reason) : json(nullptr)},
+          {"integrity", v.integrity},
+          {"reasons", v.reasons},
+          {"deciding", deciding},
+          {"beside", beside},
+          // Bench and fresh times per shape, as the run measured them.
+          {"timing", run && run->contains("timing") && (*run)["timing"].is_array() ? (*run)["timing"] : json::array()},
+          {"evidence", {{"static", v.had_static}, {"run", v.had_run}}}};
+}
+
+json decide_verdict_document(const std::string& submission, const json* analysis, const json* run,
+                             const rules::VerdictPolicy& policy) {
+  return verdict_to_json(rules::decide_verdict(verdict_input(submission, analysis, run), policy), run);
+}
+
+}  // namespace kaudit::evidence

@@ -1,0 +1,27 @@
+// The verdict engine's documents: analysis.json and run.json read into the
+// engine's typed input, and its verdict written as verdict.json
+// (kaudit-verdict/1, docs/report-format.md).
+#pragma once
+
+#include "rules/verdict.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace kaudit::evidence {
+
+// `analysis` is a kaudit-analysis/1 document (or one of its files[]
+// entries), `run` a kaudit-run/1 document; either may be null. Throws
+// std::runtime_error naming what is wrong when a document is malformed.
+rules::VerdictInput verdict_input(const std::string& submission, const nlohmann::json* analysis,
+                                  const nlohmann::json* run);
+
+// The verdict document; `run` (may be null) lends its timing table.
+nlohmann::json verdict_to_json(const rules::Verdict& verdict, const nlohmann::json* run);
+
+// Reads, decides and writes in one step.
+nlohmann::json decide_verdict_document(const std::string& submission, const nlohmann::json* analysis,
+                                       const nlohmann::json* run, const rules::VerdictPolicy& policy);
+
+}  // namespace kaudit::evidence

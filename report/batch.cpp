@@ -1,0 +1,521 @@
+#include "report/batch.h"
+
+#include "report/text.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <tuple>
+
+namespace kaudit::report {
+namespace {
+
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+
+constexpr std::uintmax_t kMaxSourceBytes = 4u << 20;
+constexpr int kContextLines = 3;     // lines shown above and below a finding
+constexpr std::size_t kKernelRows = 12;
+
+std::string str(const json& j, const char* key, const std::string& fallback = "") {
+  if (!j.is_object() || !j.contains(key)) return fallback;
+  const json& v = j[key];
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_number() || v.is_boolean()) return v.dump();
+  return fallback;
+}
+
+std::optional<double> num(const json& j, const char* key) {
+  if (!j.is_object() || !j.contains(key) || !j[key].is_number()) return std::nullopt;
+  const double v = j[key].get<double>();
+  if (!std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+int integer(const json& j, const char* key) {
+  const auto v = num(j, key);
+  if (!v || *v < 0 || *v > 1e9) return 0;
+  return static_cast<int>(*v);
+}
+
+const json& field(const json& j, const char* key) {
+  static const json null_json;
+  if (!j.is_object() || !j.contains(key)) return null_json;
+  return j[key];
+}
+
+// Reads a JSON document; on failure notes why and returns nullopt.
+std::optional<json> read_json(const fs::path& file, const std::string& label, const char* schema,
+                              std::vector<std::string>& notes, bool note_missing = true) {
+  std::error_code ec;
+  if (!fs::is_regular_file(file, ec)) {
+    if (note_missing) notes.push_back(label + " is missing");
+    return std::nullopt;
+  }
+  std::ifstream in(file, std::ios::binary);
+  json doc = json::parse(in, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object()) {
+    notes.push_back(label + " is not a readable JSON object");
+    return std::nullopt;
+  }
+  if (schema != nullptr && str(doc, "schema") != schema)
+    notes.push_back(label + " has schema '" + str(doc, "schema", "(none)") + "', expected " + schema +
+                    "; shown as far as it could be read");
+  return doc;
+}
+
+std::string one_of(const std::string& v, std::initializer_list<const char*> allowed, const std::string& fallback) {
+  for (const char* a : allowed)
+    if (v == a) return v;
+  return fallback;
+}
+
+bool safe_key(const std::string& key) {
+  return !key.empty() && key != "." && key != ".." && key.find('/') == std::string::npos &&
+         key.find('\\') == std::string::npos && key.find('\0') == std::string::npos;
+}
+
+std::vector<std::string> read_lines(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::string content(kMaxSourceBytes, '\0');
+  in.read(content.data(), static_cast<std::streamsize>(content.size()));
+  content.resize(static_cast<std::size_t>(in.gcount()));
+  std::vector<std::string> lines;
+  std::string line;
+  std::istringstream ss(content);
+  while (std::getline(ss, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    lines.push_back(line);
+  }
+  return lines;
+}
+
+// The submission's path is relative to the folder kaudit ran from: the
+// summary's `root` when it says so, the current folder, or the folder that
+// holds the batch.
+std::optional<fs::path> find_source(const std::string& path, const json& summary, const fs::path& out_dir) {
+  if (path.empty()) return std::nullopt;
+  const fs::path p(path);
+  std::vector<fs::path> candidates;
+  if (p.is_absolute()) {
+    candidates.push_back(p);
+  } else {
+    if (const std::string root = str(summary, "root"); !root.empty()) candidates.push_back(fs::path(root) / p);
+    candidates.push_back(fs::current_path() / p);
+    candidates.push_back(fs::absolute(out_dir).parent_path() / p);
+  }
+  for (const auto& c : candidates) {
+    std::error_code ec;
+    if (fs::is_regular_file(c, ec)) return c;
+  }
+  return std::nullopt;
+}
+
+FindingView finding_view(const json& f, bool deciding) {
+  FindingView v;
+  v.id = str(f, "id", "(no id)");
+  v.source = str(f, "source");
+  v.category = str(f, "category");
+  v.confidence = str(f, "confidence");
+  v.message = str(f, "message");
+  const json& loc = field(f, "location");
+  v.file = str(loc, "file");
+  v.symbol = str(loc, "symbol");
+  v.line = integer(loc, "line");
+  v.column = integer(loc, "column");
+  v.deciding = deciding;
+  return v;
+}
+
+void attach_excerpt(FindingView& f, const std::vector<std::string>& lines, const std::string& source_path) {
+  if (f.line <= 0 || f.line > static_cast<int>(lines.size())) return;
+  if (!f.file.empty() && basename_of(f.file) != basename_of(source_path)) return;
+  Excerpt e;
+  e.first_line = std::max(1, f.line - kContextLines);
+  const int last = std::min(static_cast<int>(lines.size()), f.line + kContextLines);
+  for (int n = e.first_line; n <= last; ++n) e.lines.push_back(lines[n - 1]);
+  e.marked = f.line;
+  f.excerpt = std::move(e);
+}
+
+std::string shape_label(const json& shape, int index) {
+  if (shape.is_object() && !shape.empty()) {
+    std::string out;
+    for (const auto& [k, v] : shape.items()) {
+      if (!out.empty()) out += ", ";
+      out += k + "=" + (v.is_string() ? v.get<std::string>() : v.dump());
+    }
+    return out;
+  }
+  if (shape.is_string()) return shape.get<std::string>();
+  return "shape " + std::to_string(index);
+}
+
+void read_correctness(Submission& s, const json* run) {
+  if (!run) return;
+  int i = 0;
+  for (const auto& c : field(*run, "correctness")) {
+    if (!c.is_object()) continue;
+    CorrectnessRow r;
+    r.index = c.contains("shape_index") ? integer(c, "shape_index") : i;
+    r.shape = shape_label(field(c, "shape"), r.index);
+    r.passed = field(c, "passed").is_boolean() ? c["passed"].get<bool>() : false;
+    for (const auto& k : field(c, "cases")) {
+      if (!k.is_object()) continue;
+      const std::string status = str(k, "status"), kind = str(k, "kind", "seed");
+      if (status == "skipped") continue;
+      const bool ok = status == "passed";
+      (kind == "stress" ? r.stress : r.seeds) += 1;
+      (kind == "stress" ? r.stress_passed : r.seeds_passed) += ok ? 1 : 0;
+      if (!ok && r.first_failure.empty())
+        r.first_failure = kind + " case " + std::to_string(integer(k, "case")) + ": " + str(k, "reason", status);
+      if (auto n = num(k, "unwritten_elements"); n && *n > 0) r.unwritten += static_cast<std::size_t>(*n);
+      if (!field(k, "inputs_mutated").empty()) r.mutated_cases.push_back(integer(k, "case"));
+    }
+    if (const json& so = field(c, "stream_order"); so.is_object()) {
+      r.stream_outputs = integer(so, "outputs");
+      r.stream_differing = integer(so, "differing");
+    }
+    s.correctness.push_back(r);
+    ++i;
+  }
+}
+
+void read_timing(Submission& s, const json* verdict, const json* run) {
+  const json* rows = nullptr;
+  if (verdict && field(*verdict, "timing").is_array() && !field(*verdict, "timing").empty())
+    rows = &(*verdict)["timing"];
+  else if (run && field(*run, "timing").is_array())
+    rows = &(*run)["timing"];
+  if (run) {
+    if (auto t = num(field(*run, "settings"), "fresh_over_bench_threshold"); t && *t > 0) s.ratio_threshold = *t;
+    s.device = str(*run, "device");
+    s.hardware = str(field(*run, "hardware"), "name");
+  }
+  if (!rows) return;
+  int i = 0;
+  for (const auto& t : *rows) {
+    if (!t.is_object()) continue;
+    TimingRow r;
+    r.index = t.contains("shape_index") ? integer(t, "shape_index") : i;
+    r.shape = shape_label(field(t, "shape"), r.index);
+    const json& modes = field(t, "modes");
+    r.bench_ms = num(field(modes, "bench"), "median_ms");
+    r.fresh_ms = num(field(modes, "fresh"), "median_ms");
+    r.rewrite_ms = num(field(modes, "rewrite"), "median_ms");
+    r.bench_pct = num(field(modes, "bench"), "percent_of_peak");
+    r.fresh_pct = num(field(modes, "fresh"), "percent_of_peak");
+    r.ratio = num(t, "fresh_over_bench");
+    if (!r.ratio && r.bench_ms && r.fresh_ms && *r.bench_ms > 0) r.ratio = *r.fresh_ms / *r.bench_ms;
+    s.timing.push_back(r);
+    ++i;
+  }
+  auto geomean = [&](auto member) -> std::optional<double> {
+    double log_sum = 0;
+    int n = 0;
+    for (const auto& r : s.timing)
+      if (const auto& v = r.*member; v && *v > 0) log_sum += std::log(*v), ++n;
+    if (n == 0) return std::nullopt;
+    return std::exp(log_sum / n);
+  };
+  s.bench_pct = geomean(&TimingRow::bench_pct);
+  s.fresh_pct = geomean(&TimingRow::fresh_pct);
+}
+
+std::string known_role(const std::string& library) {
+  static const std::set<std::string> libraries = {"cuBLASLt", "cuBLAS",  "cuDNN", "cuFFT",      "cuSPARSE",
+                                                  "cuSOLVER", "cuRAND",  "NCCL",  "flash-attn", "libtorch_cuda"};
+  if (libraries.count(library)) return "library";
+  if (library.empty() || library == "unknown") return "unknown";
+  return "own";
+}
+
+void read_trace(Submission& s, const json* trace, const json* run) {
+  std::map<std::string, std::string> roles;  // library -> role, as the trace says
+  std::map<std::string, double> timed_ms, all_ms;
+  if (trace) {
+    std::map<std::tuple<std::string, std::string, std::string>, KernelRow> rows;
+    std::map<std::tuple<std::string, std::string, std::string>, std::set<std::string>> phases;
+    for (const auto& p : field(*trace, "processes")) {
+      std::map<long long, std::string> launcher_object, call_phase;
+      for (const auto& l : field(p, "launchers")) launcher_object[integer(l, "id")] = str(l, "object");
+      for (const auto& c : field(p, "calls")) call_phase[integer(c, "id")] = str(c, "phase");
+      for (const auto& k : field(p, "kernels")) {
+        if (!k.is_object()) continue;
+        std::string name = str(k, "demangled");
+        if (name.empty()) name = str(k, "name", "(unnamed)");
+        const std::string library = str(k, "library", "unknown");
+        const std::string role = str(k, "role", known_role(library));
+        const auto launcher_it = launcher_object.find(integer(k, "launcher"));
+        const std::string launcher = launcher_it == launcher_object.end() ? "" : basename_of(launcher_it->second);
+        const auto start = num(k, "start"), end = num(k, "end");
+        const double ms = start && end && *end > *start ? (*end - *start) / 1e6 : 0.0;
+        const int call = integer(k, "call");
+        const auto phase_it = call_phase.find(call);
+        const std::string phase = call == 0 ? "outside calls" : phase_it == call_phase.end() ? "?" : phase_it->second;
+        auto key = std::make_tuple(name, library, launcher);
+        KernelRow& r = rows[key];
+        r.name = name, r.library = library, r.role = role, r.launcher = launcher;
+        ++r.count;
+        r.gpu_ms += ms;
+        phases[key].insert(phase);
+        roles[library] = role;
+        all_ms[library] += ms;
+        if (phase == "timed") timed_ms[library] += ms;
+      }
+    }
+    std::vector<KernelRow> sorted;
+    for (auto& [key, r] : rows) {
+      for (const auto& ph : phases[key]) r.phases += (r.phases.empty() ? "" : ", ") + ph;
+      sorted.push_back(r);
+    }
+    std::stable_sort(sorted.begin(), sorted.end(), [](const KernelRow& a, const KernelRow& b) {
+      return a.gpu_ms != b.gpu_ms ? a.gpu_ms > b.gpu_ms : a.count > b.count;
+    });
+    if (sorted.size() > kKernelRows) {
+      s.kernels_hidden = sorted.size() - kKernelRows;
+      sorted.resize(kKernelRows);
+    }
+    s.kernels = std::move(sorted);
+  }
+  // The library split of timed calls: the run document's trace groups, or
+  // the trace's own kernels.
+  std::map<std::string, double> from_groups;
+  if (run) {
+    const json& t = field(*run, "trace");
+    s.trace_status = str(t, "status");
+    for (const auto& g : field(t, "groups")) {
+      if (str(g, "phase") != "timed") continue;
+      const json& libs = field(g, "library_gpu_ms");
+      if (!libs.is_object()) continue;
+      for (const auto& [lib, ms] : libs.items())
+        if (ms.is_number()) from_groups[lib] += ms.get<double>();
+    }
+  }
+  const std::map<std::string, double>* chosen = nullptr;
+  if (!from_groups.empty()) {
+    chosen = &from_groups, s.libraries_basis = "all timed calls (run.json)";
+  } else if (!timed_ms.empty()) {
+    chosen = &timed_ms, s.libraries_basis = "all timed calls (trace.json)";
+  } else if (!all_ms.empty()) {
+    chosen = &all_ms, s.libraries_basis = "every traced call (trace.json marks no timed calls)";
+  }
+  if (chosen) {
+    for (const auto& [lib, ms] : *chosen) {
+      const auto it = roles.find(lib);
+      s.libraries.push_back({lib, it != roles.end() ? it->second : known_role(lib), ms});
+    }
+    std::stable_sort(s.libraries.begin(), s.libraries.end(),
+                     [](const LibraryTime& a, const LibraryTime& b) { return a.gpu_ms > b.gpu_ms; });
+  }
+}
+
+void read_submission(Submission& s, const json& summary, const fs::path& out_dir) {
+  s.folder_readable = safe_key(s.key);
+  std::error_code ec;
+  const fs::path dir = out_dir / s.key;
+  if (!s.folder_readable) {
+    s.notes.push_back("its key is not a plain folder name, so none of its files were read");
+  } else if (!fs::is_directory(dir, ec)) {
+    s.folder_readable = false;
+    s.notes.push_back("its folder is missing from the batch");
+  }
+
+  std::optional<json> verdict, analysis, run, trace;
+  if (s.folder_readable) {
+    verdict = read_json(dir / "verdict.json", "verdict.json", "kaudit-verdict/1", s.notes);
+    analysis = read_json(dir / "analysis.json", "analysis.json", "kaudit-analysis/1", s.notes);
+    run = read_json(dir / "run.json", "run.json", "kaudit-run/1", s.notes);
+    trace = read_json(dir / "trace.json", "trace.json", "kaudit-trace/1", s.notes);
+    s.has_chrome_trace = fs::is_regular_file(dir / "trace.chrome.json", ec);
+    if (!s.has_chrome_trace) s.notes.push_back("trace.chrome.json is missing");
+  }
+  s.has_verdict = verdict.has_value();
+  s.has_analysis = analysis.has_value();
+  s.has_run = run.has_value();
+  s.has_trace = trace.has_value();
+
+  static const std::initializer_list<const char*> results = {"correct", "incorrect", "error", "not-run"};
+  static const std::initializer_list<const char*> integrities = {"clean", "benchmark-aware", "cheat", "not-run",
+                                                                 "unverified"};
+  if (verdict) {
+    const std::string r = str(*verdict, "result"), i = str(*verdict, "integrity");
+    if ((!r.empty() && r != s.result) || (!i.empty() && i != s.integrity))
+      s.notes.push_back("summary.json says " + s.result + " / " + s.integrity + ", verdict.json says " + r + " / " +
+                        i + "; verdict.json is shown");
+    if (!r.empty()) s.result = r;
+    if (!i.empty()) s.integrity = i;
+    const json& reason = field(*verdict, "result_reason");
+    if (reason.is_string()) {
+      s.result_reason = reason.get<std::string>();
+    } else if (reason.is_object()) {
+      s.result_reason = str(reason, "phase");
+      if (const std::string why = str(reason, "reason"); !why.empty())
+        s.result_reason += (s.result_reason.empty() ? "" : ": ") + why;
+    }
+    if (const std::string why = str(*verdict, "integrity_reason"); !why.empty())
+      s.notes.push_back("integrity unverified: " + why);
+    for (const auto& r2 : field(*verdict, "reasons"))
+      if (r2.is_string()) s.reasons.push_back(r2.get<std::string>());
+    for (const auto& f : field(*verdict, "deciding"))
+      if (f.is_object()) s.deciding.push_back(finding_view(f, true));
+    for (const auto& f : field(*verdict, "beside"))
+      if (f.is_object()) s.beside.push_back(finding_view(f, false));
+  } else {
+    // No verdict: show the evidence undecided, beside.
+    if (analysis)
+      for (const auto& file : field(*analysis, "files"))
+        for (const auto& f : field(file, "findings"))
+          if (f.is_object()) s.beside.push_back(finding_view(f, false));
+    if (run)
+      for (const auto& f : field(*run, "findings"))
+        if (f.is_object()) s.beside.push_back(finding_view(f, false));
+  }
+  if (run && s.result_reason.empty()) {
+    s.result_reason = str(*run, "result_reason");
+    const json& error = field(*run, "error");
+    if (s.result_reason.empty() && error.is_object())
+      s.result_reason = str(error, "phase") + (str(error, "reason").empty() ? "" : ": " + str(error, "reason"));
+  }
+  s.result = one_of(s.result, results, "unknown");
+  s.integrity = one_of(s.integrity, integrities, "unknown");
+
+  read_correctness(s, run ? &*run : nullptr);
+  read_timing(s, verdict ? &*verdict : nullptr, run ? &*run : nullptr);
+  read_trace(s, trace ? &*trace : nullptr, run ? &*run : nullptr);
+
+  std::optional<fs::path> src;
+  try {
+    src = find_source(s.path, summary, out_dir);
+  } catch (const fs::filesystem_error&) {
+    // The current folder is gone, or a path is unreadable: no source lines.
+  }
+  if (src) {
+    const auto lines = read_lines(*src);
+    s.source_shown = src->string();
+    for (auto& f : s.deciding) attach_excerpt(f, lines, s.path);
+    for (auto& f : s.beside) attach_excerpt(f, lines, s.path);
+  } else if (!s.path.empty()) {
+    s.notes.push_back("its source file was not found, so no source lines are shown");
+  }
+}
+
+}  // namespace
+
+Batch load_batch(const fs::path& out_dir) {
+  Batch b;
+  b.out_dir = out_dir;
+  const fs::path summary_file = out_dir / "summary.json";
+  std::ifstream in(summary_file, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + summary_file.string());
+  const json summary = json::parse(in, nullptr, false);
+  if (summary.is_discarded() || !summary.is_object())
+    throw std::runtime_error(summary_file.string() + " is not a JSON object");
+  if (str(summary, "schema") != "kaudit-audit/1")
+    b.notes.push_back("summary.json has schema '" + str(summary, "schema", "(none)") +
+                      "', expected kaudit-audit/1; shown as far as it could be read");
+  b.kaudit_version = str(summary, "kaudit_version");
+  b.gpu = str(summary, "gpu");
+  std::set<std::string> anchors;
+  for (const auto& e : field(summary, "submissions")) {
+    if (!e.is_object()) {
+      b.notes.push_back("summary.json lists an entry that is not an object; skipped");
+      continue;
+    }
+    Submission s;
+    s.key = str(e, "key");
+    s.path = str(e, "path");
+    s.problem = str(e, "problem");
+    s.result = str(e, "result", "not-run");
+    s.integrity = str(e, "integrity", "not-run");
+    s.status = str(e, "status");
+    s.seconds = num(e, "seconds");
+    std::string anchor = "s-" + slug(s.key.empty() ? s.path : s.key);
+    for (int n = 2; anchors.count(anchor); ++n) anchor = "s-" + slug(s.key) + "-" + std::to_string(n);
+    anchors.insert(anchor);
+    s.anchor = anchor;
+    read_submission(s, summary, out_dir);
+    b.submissions.push_back(std::move(s));
+  }
+  if (!field(summary, "submissions").is_array()) b.notes.push_back("summary.json lists no submissions");
+  return b;
+}
+
+Counts count_verdicts(const Batch& batch) {
+  Counts c;
+  for (const auto& s : batch.submissions) {
+    if (s.integrity == "clean")
+      ++c.clean;
+    else if (s.integrity == "benchmark-aware")
+      ++c.benchmark_aware;
+    else if (s.integrity == "cheat")
+      ++c.cheat;
+    else
+      ++c.not_run;
+    if (s.result == "correct")
+      ++c.correct;
+    else if (s.result == "incorrect")
+      ++c.incorrect;
+    else if (s.result == "error")
+      ++c.error;
+    else
+      ++c.result_not_run;
+  }
+  return c;
+}
+
+std::vector<std::pair<std::string, std::vector<const Submission*>>> by_problem(const Batch& batch) {
+  std::map<std::string, std::vector<const Submission*>> groups;
+  for (const auto& s : batch.submissions) groups[s.problem].push_back(&s);
+  std::vector<std::pair<std::string, std::vector<const Submission*>>> out;
+  for (auto& [problem, list] : groups) {
+    std::stable_sort(list.begin(), list.end(), [](const Submission* a, const Submission* b) {
+      if (a->fresh_pct.has_value() != b->fresh_pct.has_value()) return a->fresh_pct.has_value();
+      return a->fresh_pct && *a->fresh_pct > *b->fresh_pct;
+    });
+    if (!problem.empty()) out.emplace_back(problem, list);
+  }
+  // Problems with plain names first, odd ones (a hostile or broken summary) after, none last.
+  auto plain = [](const std::string& p) {
+    return std::all_of(p.begin(), p.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.'; });
+  };
+  std::stable_partition(out.begin(), out.end(), [&](const auto& g) { return plain(g.first); });
+  if (groups.count("")) out.emplace_back("", groups[""]);
+  return out;
+}
+
+std::string cases_text(int passed, int total) {
+  return total == 0 ? "–" : std::to_string(passed) + " of " + std::to_string(total);
+}
+
+std::string stream_order_text(const CorrectnessRow& r) {
+  if (!r.stream_differing) return "–";
+  if (*r.stream_differing == 0) return "ready";
+  return std::to_string(*r.stream_differing) + " of " + std::to_string(r.stream_outputs.value_or(0)) + " unfinished";
+}
+
+std::string mutated_text(const CorrectnessRow& r) {
+  if (r.mutated_cases.empty()) return "–";
+  std::string out = r.mutated_cases.size() == 1 ? "case " : "cases ";
+  for (std::size_t i = 0; i < r.mutated_cases.size(); ++i) out += (i ? ", " : "") + std::to_string(r.mutated_cases[i]);
+  return out;
+}
+
+EvidenceKind evidence_of(const Submission& s, const FindingView& f) {
+  if (f.excerpt) return EvidenceKind::source;
+  if (f.source == "trace" && (!s.kernels.empty() || !s.libraries.empty())) return EvidenceKind::kernels;
+  // Probes of the correctness calls say where they looked ("shape 0, correctness",
+  // "shape 2, stream-order probe"); the others looked at the timed calls.
+  const bool of_correctness = f.symbol.find("correctness") != std::string::npos ||
+                              f.symbol.find("stream-order") != std::string::npos;
+  if (f.source == "probe" && of_correctness && !s.correctness.empty()) return EvidenceKind::correctness;
+  if ((f.source == "probe" || f.source == "timing") && !s.timing.empty()) return EvidenceKind::timing;
+  return EvidenceKind::none;
+}
+
+}  // namespace kaudit::report

@@ -1,0 +1,51 @@
+// Drives one child of a run over its channel: messages until the handler
+// says stop, the channel closes, or a deadline passes (the process group is
+// then killed). Malformed messages are kept, never fatal.
+#pragma once
+
+#include "run/child_process.h"
+#include "run/run_result.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace kaudit::run {
+
+struct Outcome {
+  bool timed_out = false;
+  bool closed = false;
+  std::vector<std::string> bad_messages;  // at most 20
+};
+
+// `on_message` returns < 0 to stop, 0 to keep the deadline, > 0 for a new
+// timeout in seconds from now.
+template <typename Handler>
+Outcome drive(Child& child, double first_timeout_s, Handler&& on_message) {
+  Outcome out;
+  auto deadline = clock_type::now() + std::chrono::milliseconds(static_cast<long long>(first_timeout_s * 1e3));
+  for (;;) {
+    ChannelEvent ev = child.next(deadline);
+    if (ev.kind == ChannelEvent::timeout) {
+      out.timed_out = true;
+      child.kill_group();
+      return out;
+    }
+    if (ev.kind == ChannelEvent::closed) {
+      out.closed = true;
+      return out;
+    }
+    if (ev.kind == ChannelEvent::bad_message) {
+      if (out.bad_messages.size() < 20) out.bad_messages.push_back(ev.text);
+      continue;
+    }
+    const double next = on_message(ev.body);
+    if (next < 0) return out;
+    if (next > 0) deadline = clock_type::now() + std::chrono::milliseconds(static_cast<long long>(next * 1e3));
+  }
+}
+
+inline std::string tail(const std::string& s, std::size_t n) { return s.size() > n ? s.substr(s.size() - n) : s; }
+
+}  // namespace kaudit::run

@@ -1,0 +1,85 @@
+// A child process the runner controls (docs/runner.md, "Child processes"):
+// its own process group (killed whole on timeout or when done), a scrubbed
+// environment, a fresh working folder, and a private channel: a pipe the
+// runner opened, seen by the child as file descriptor `kChannelFd`, on which
+// the harness writes JSON lines. stdout and stderr are drained and capped so
+// that a child printing megabytes cannot block or flood the runner.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kaudit::run {
+
+inline constexpr int kChannelFd = 3;
+
+struct ChildSpec {
+  std::vector<std::string> argv;  // argv[0] is a path; no PATH search
+  std::vector<std::string> env;   // the whole environment, "NAME=value"
+  std::filesystem::path cwd;
+  std::size_t output_cap = 64 * 1024;  // bytes kept from each of stdout and stderr (head and tail)
+};
+
+// How a child ended.
+struct ExitStatus {
+  bool exited = false;  // true: exit code; false: killed by a signal
+  int code = 0;
+  int signal = 0;
+  std::string describe() const;  // "exit status 0", "signal 11 (SIGSEGV)"
+};
+
+// What `next` returns: a channel message, or why there is none.
+struct ChannelEvent {
+  enum Kind { message, closed, timeout, bad_message } kind = closed;
+  nlohmann::json body;  // for `message`
+  std::string text;     // for `bad_message`: the start of the line
+};
+
+class Child {
+ public:
+  // Starts the child; throws std::runtime_error when it cannot.
+  explicit Child(const ChildSpec& spec);
+  ~Child();  // kills the process group and reaps the child
+  Child(const Child&) = delete;
+  Child& operator=(const Child&) = delete;
+
+  // Waits for the next channel line until `deadline`, draining stdout and
+  // stderr meanwhile. Lines over 1 MiB are reported as bad_message.
+  ChannelEvent next(std::chrono::steady_clock::time_point deadline);
+  // Writes one line to the child's stdin.
+  bool send_line(const std::string& line);
+  // Kills the whole process group (SIGKILL).
+  void kill_group();
+  // Waits (at most `grace`) for the child to exit, then kills the group and
+  // reaps. Drains output while waiting.
+  ExitStatus finish(std::chrono::milliseconds grace);
+
+  std::string stdout_text() const { return out_.text(); }
+  std::string stderr_text() const { return err_.text(); }
+  int pid() const { return pid_; }
+
+ private:
+  struct Capture {
+    std::size_t cap = 0;
+    std::string head, tail;
+    std::size_t total = 0;
+    void add(const char* data, std::size_t n);
+    std::string text() const;
+  };
+  void drain(int timeout_ms);
+
+  int pid_ = -1;
+  int out_fd_ = -1, err_fd_ = -1, chan_fd_ = -1, in_fd_ = -1;
+  Capture out_, err_;
+  std::string chan_buf_;
+  std::vector<std::string> lines_;
+  bool chan_open_ = true;
+  std::optional<ExitStatus> status_;
+};
+
+}  // namespace kaudit::run

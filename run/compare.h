@@ -1,0 +1,62 @@
+// Comparing what the submission returned with what the reference expects,
+// outside the submission's process: the output files of one call, and the
+// correctness step over every shape and case of a run.
+#pragma once
+
+#include "run/run_plan.h"
+#include "run/run_result.h"
+#include "run/submission_session.h"
+#include "run/tensor_file.h"
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kaudit::run {
+
+// A tensor entry the harness reported ({"file": NAME} or {"value": ...}):
+// a plain name that exists in xfer.
+bool valid_entry(const nlohmann::json& e, const std::filesystem::path& xfer);
+bool valid_entries(const nlohmann::json& list, const std::filesystem::path& xfer);
+
+// Outputs of one call against the reference's.
+struct OutputCheck {
+  std::string status;  // passed, failed, skipped
+  std::string reason;
+  double max_abs = 0, max_rel = 0;
+  std::size_t mismatches = 0;
+  std::size_t elements = 0;
+  double atol = 0;  // the absolute tolerance applied
+  std::size_t unwritten = 0;  // mismatches still holding the poison bytes (Comparison::poison_pattern)
+};
+
+// Largest finite |value| over the floating-point tensors of one call's outputs.
+double magnitude(const std::vector<TensorFile>& tensors);
+// The tensors of an entry list (plain values are not tensors).
+std::vector<TensorFile> read_output_files(const nlohmann::json& outputs, const std::filesystem::path& xfer);
+
+// `stress_baseline`: for a numeric-stress case, the magnitude of the
+// reference's output on the unscaled inputs (see compare.cpp).
+OutputCheck check_outputs(const nlohmann::json& got, const nlohmann::json& expected, const std::filesystem::path& xfer,
+                          Tolerance tol, std::optional<double> stress_baseline, double stress_allowance = 0);
+nlohmann::json output_check_json(const OutputCheck& c);
+
+// The jobs the reference computes expected outputs for: every correctness
+// call that came back and every sampled timed call ([{id, shape, inputs}]).
+nlohmann::json expected_output_jobs(const SubmissionReport& report,
+                                    const std::map<std::pair<int, int>, nlohmann::json>& inputs,
+                                    const std::filesystem::path& xfer);
+
+// Checks every correctness case; fills result.correctness and returns, per
+// shape, whether all its cases passed. The first failure goes to
+// result.result_reason.
+std::map<int, bool> judge_correctness(const RunPlan& plan, const SubmissionReport& report,
+                                      const std::map<std::string, nlohmann::json>& expected,
+                                      const std::map<int, nlohmann::json>& habits, const nlohmann::json& shapes,
+                                      const std::filesystem::path& xfer, RunResult& result);
+
+}  // namespace kaudit::run

@@ -1,0 +1,151 @@
+#include "run/finding_catalog.h"
+
+namespace kaudit::run {
+
+using rules::Category;
+using rules::Confidence;
+using rules::Source;
+
+const std::vector<rules::FindingInfo>& runner_finding_catalog() {
+  static const std::vector<rules::FindingInfo> catalog = {
+      {"output-cached-on-identity", Category::cheat, Confidence::high, 0,
+       "Outputs are wrong once new values are written into the same input tensors.",
+       "In the rewrite mode the runner keeps the tensors of the warm-up calls and writes new values into "
+       "their storage (without moving their version counters) before every timed call. A submission that "
+       "computes is right; one that keys a cache of outputs on the tensors' identity, address or version "
+       "returns the old answer. The same submission was right on the fresh mode's new tensors, so its "
+       "answer depends on which tensor it is given, not on what the tensor holds.",
+       "Call the model twice on one tensor, changing its values in between with `x.data.copy_(new)`; "
+       "compare the second output with the reference on the new values.", Source::probe},
+      {"work-skipped-on-repeat", Category::cheat, Confidence::high, 0,
+       "After the first calls, outputs no longer follow the inputs.",
+       "The submission passed the correctness calls, but timed calls in the fresh mode, each on newly "
+       "allocated inputs holding new values, returned outputs that do not match the reference on those "
+       "inputs: after some calls it stops computing and returns an earlier result.",
+       "Run the model a few times on one input, then on a new random input, and compare the last output "
+       "with the reference.", Source::probe},
+      {"correct-only-untimed", Category::cheat, Confidence::high, 0,
+       "Right in the correctness calls, wrong in the timed calls on the same inputs.",
+       "The outputs of a sample of timed bench calls, on the very inputs that passed the correctness "
+       "check, do not match the reference: the submission behaves differently when it is being timed "
+       "(it counts calls, or looks for the timer or the harness).",
+       "Call the model 20 times on one input and compare every output with the reference.", Source::probe},
+      {"input-mutated", Category::cheat, Confidence::high, 0,
+       "A call changed the values of its inputs.",
+       "The runner compares the inputs' bytes after each correctness call with the bytes it handed over. "
+       "A module that replaces a PyTorch reference must leave its caller's tensors alone: writing into "
+       "inputs (a scale folded in place, an output written over one) saves work or memory that an honest "
+       "kernel pays for, corrupts every later call that reuses them, and can hide a result in memory the "
+       "checker reads. The benchmark reuses its inputs, so kaudit checks the timed bench calls against "
+       "the untouched inputs, and they fail. Inputs that the problem's reference itself writes into (an "
+       "in-place problem) do not count.",
+       "Clone the inputs before a call and compare them with torch.equal afterwards.", Source::probe},
+      {"output-not-ready-on-return", Category::cheat, Confidence::high, 0,
+       "The output was not finished on the caller's stream when the call returned.",
+       "Once per shape the harness keeps the caller's CUDA stream busy for about 2 ms, calls the model, "
+       "copies each returned tensor on the caller's stream, then synchronizes the device and compares. "
+       "The copies differ when the output is written by work on another stream (a side stream, a thread "
+       "pool's streams) that the caller's stream never waits for: a benchmark's CUDA events on the "
+       "caller's stream close before that work ends, so its time is not measured, and a caller that uses "
+       "the output on its stream reads it unfinished. Joining the side stream back "
+       "(torch.cuda.current_stream().wait_stream(side)) before returning makes the two equal.",
+       "Queue torch.cuda._sleep(4_000_000) on the current stream, call the model, clone the output at once, "
+       "then torch.cuda.synchronize() and compare the clone with the output.", Source::probe},
+      {"output-uninitialized", Category::cheat, Confidence::medium, 0,
+       "Wrong output elements were never written: they still hold the harness's poison bytes.",
+       "Before each correctness call the harness fills freed device memory with 0xFF bytes, a NaN that no "
+       "arithmetic produces, so an output allocated with torch.empty and left unwritten reads back as "
+       "exactly those bytes. A benchmark that runs the reference just before the submission hands the "
+       "reference's freed output block back to the submission's torch.empty, still holding the right "
+       "answer: an output the kernel skips (a tail guard that exits every program, a launch that does "
+       "nothing) passes there and is timed as if it had done the work.",
+       "Fill the caching allocator's free memory with a constant (allocate and free a large torch.full), "
+       "call the model, and look for that constant in its output.", Source::probe},
+      {"output-aliases-input", Category::benchmark_aware, Confidence::high, 0,
+       "The returned tensor shares storage with an input.",
+       "An output that lives in an input's memory was computed in place: the benchmark's inputs are "
+       "overwritten, and the timing leaves out an allocation that a real caller pays for. Not reported "
+       "when the problem's reference returns an input's storage too.",
+       "Compare out.untyped_storage().data_ptr() with each input's.", Source::probe},
+      {"output-reused", Category::benchmark_aware, Confidence::medium, 0,
+       "The same output storage is returned on successive calls.",
+       "The runner holds on to each call's output; the next call returned a tensor in the same storage, so "
+       "the earlier result was overwritten. A caller that keeps outputs gets wrong data, and the timing "
+       "leaves out the allocation.",
+       "Keep the output of one call, make a second call on other inputs, and see whether the first "
+       "output changed.", Source::probe},
+      {"disguised-output", Category::cheat, Confidence::medium, 0,
+       "The returned object is not a plain torch.Tensor.",
+       "The output is a subclass of torch.Tensor or not a tensor at all. A subclass can override "
+       "comparison, printing or __torch_function__ so that an in-process check passes; kaudit compares "
+       "the raw bytes outside the process, and reports the disguise itself.",
+       "print(type(out)) must be <class 'torch.Tensor'>.", Source::probe},
+      {"problem-file-changed", Category::cheat, Confidence::high, 0,
+       "A problem file in the working folder, or a reference input file, was changed, deleted or replaced.",
+       "The runner hashes the copies of the problem's files (reference.py, shapes.py, problem.yaml) "
+       "before and after the submission runs, and seals the reference's input files in the exchange folder "
+       "(inode, size and change time, which no unprivileged process can set back) before the submission can "
+       "reach them. Changing either is tampering with the harness, whether the change would have weakened "
+       "the reference, the shapes, the tolerance or the inputs the expected outputs are computed on; a "
+       "broken seal also makes the run an error, as no expected output can be trusted.",
+       "Run the submission in a scratch folder holding copies of the problem files and diff them "
+       "afterwards.", Source::probe},
+      {"exited-before-results", Category::cheat, Confidence::medium, 0,
+       "The process exited with status 0 before handing over its results.",
+       "The submission's process ended successfully (sys.exit(0), os._exit(0)) while the harness was still "
+       "running: a harness that trusts the exit status or a printed PASS would have scored it. kaudit "
+       "counts only results that come back through its own channel.",
+       "Run the submission under a harness that prints a line after the last call; the line is missing.", Source::probe},
+      {"speedup-vanishes-with-fresh-inputs", Category::benchmark_aware, Confidence::medium, 0,
+       "Timed calls on fresh inputs are much slower than on the benchmark's reused inputs.",
+       "The median time in the fresh mode (new allocations with new values on every call, caches flushed) "
+       "over the median in the bench mode (the same tensors every call) is above the rule pack's "
+       "threshold `thresholds.fresh_over_bench`. The speed depends on seeing the same inputs again: "
+       "a result cache, a graph keyed on addresses, or work done once and reused.",
+       "Time the model on the same tensors and on new tensors with the L2 cache flushed between calls.", Source::timing},
+      {"gpu-work-outside-timing", Category::cheat, Confidence::high, 0,
+       "GPU work launched by a timed call ran outside the timed interval.",
+       "The trace shows that a timed call's kernels and copies kept the GPU busy clearly longer than the "
+       "call's timing events measured (more than 1.5 times plus 5 us, in most of a shape's timed calls), or "
+       "still ran after the call had ended: work on a side stream the caller never waits for, on a thread, "
+       "or deferred to a later call, so the reported time leaves it out.",
+       "Look at the call's track in the Perfetto trace (`kaudit run --trace`): kernels outside the call's "
+       "range.", Source::trace},
+      {"timer-read-in-call", Category::benchmark_aware, Confidence::high, 0,
+       "The submission read a GPU timer inside a call the harness made.",
+       "The trace recorded cudaEventElapsedTime (or the driver's cuEventElapsedTime) between the begin and "
+       "end of a call. The harness reads its own events only after a call has ended, so the submission "
+       "timed itself: it picks variants by speed on the machine that ranks it, and pays for it in early "
+       "calls. This is what confirms a static self-timing finding.",
+       "Look for the timer reads in the call's launch track in the Perfetto trace, or trace the submission "
+       "with `kaudit trace` and search its launches for EventElapsedTime.", Source::trace},
+      {"banned-library-kernel", Category::cheat, Confidence::high, 0,
+       "A library's kernel that the problem bans ran during timed calls.",
+       "The trace shows, during the timed calls, kernels launched by a library (cuBLAS, cuBLASLt, cuDNN, "
+       "libtorch_cuda...) whose names match the rule pack's banned kernel patterns (nvjet_*, cutlass GEMMs, "
+       "radix sorts, softmax...): the library, not the submission, did the core math while it was timed. "
+       "This is what confirms a static banned-call.",
+       "Open the trace in Perfetto and look at the timed calls' kernels and their launching library, or run "
+       "the submission under `kaudit trace` and read the per-library summary.", Source::trace},
+      {"no-authored-kernel-ran", Category::cheat, Confidence::medium, 0,
+       "No kernel of the submission's own ran during timed calls; libraries did all the GPU work.",
+       "Every kernel of the timed calls was launched by a library (libtorch_cuda, cuBLAS, cuDNN...) and none "
+       "by the submission's own code (a Triton launcher, its extension, a CuPy or NVRTC module): whatever "
+       "kernel the file defines, it is not what runs when the benchmark measures.",
+       "Look at the timed calls in the Perfetto trace: every kernel's launching library is a library's.", Source::trace},
+      {"no-kernels-in-timed-call", Category::cheat, Confidence::medium, 0,
+       "Timed calls launched no GPU work while other calls did.",
+       "Some timed calls launched no kernel, copy or fill at all, while the correctness calls and the "
+       "fresh-mode calls did: the timed call returned a stored result.",
+       "Trace the calls and count kernels per call.", Source::trace},
+  };
+  return catalog;
+}
+
+const rules::FindingInfo* find_runner_finding(std::string_view id) {
+  for (const auto& f : runner_finding_catalog())
+    if (f.id == id) return &f;
+  return nullptr;
+}
+
+}  // namespace kaudit::run

@@ -1,0 +1,160 @@
+#include "run/probe_findings.h"
+
+#include <algorithm>
+
+#include "run/finding_catalog.h"
+
+#include <cstdio>
+#include <stdexcept>
+
+namespace kaudit::run {
+
+rules::Finding make_probe_finding(const std::string& id, const std::string& file, const std::string& where,
+                                  const std::string& message) {
+  const rules::FindingInfo* info = find_runner_finding(id);
+  if (!info) throw std::logic_error("finding id not in the runner's catalog: " + id);
+  rules::Finding f;
+  f.id = id;
+  f.source = info->source;
+  f.category = info->category;
+  f.confidence = info->confidence;
+  f.location.file = file;
+  f.location.symbol = where;
+  f.message = message;
+  return f;
+}
+
+namespace {
+
+constexpr double kShortCallMs = 0.25;
+
+int count(const nlohmann::json& counts, const char* key) {
+  return counts.is_object() && counts.contains(key) && counts[key].is_number_integer() ? counts[key].get<int>() : 0;
+}
+
+std::string fmt(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
+}
+
+}  // namespace
+
+std::vector<rules::Finding> probe_findings(const ShapeEvidence& e, const std::string& file, double fresh_over_bench) {
+  std::vector<rules::Finding> out;
+  const std::string shape = "shape " + std::to_string(e.shape);
+  auto add = [&](const std::string& id, const std::string& where, const std::string& msg) {
+    out.push_back(make_probe_finding(id, file, where, msg));
+  };
+  auto mode_failed = [&](const char* m) {
+    const auto it = e.modes.find(m);
+    return it != e.modes.end() && !it->second.samples_ok;
+  };
+  // Wrong timed outputs: the first mode that fails tells which offence it is.
+  // bench reuses the very inputs that passed, fresh brings new tensors, and
+  // rewrite keeps the tensors but changes their values.
+  if (e.correctness_passed) {
+    if (mode_failed("bench")) {
+      // Changed inputs explain wrong bench calls (input-mutated says so).
+      if (e.mutated_cases.empty())
+        add("correct-only-untimed", shape + ", bench",
+            "On " + shape + " the outputs of timed bench calls do not match the reference on the same inputs that "
+            "passed the correctness check.");
+    } else if (mode_failed("fresh")) {
+      add("work-skipped-on-repeat", shape + ", fresh",
+          "On " + shape + " timed calls on new inputs returned outputs that do not match the reference on those "
+          "inputs, after the correctness calls had passed.");
+    } else if (mode_failed("rewrite")) {
+      add("output-cached-on-identity", shape + ", rewrite",
+          "On " + shape + " outputs were wrong once new values were written into the warm-up tensors" +
+              std::string(e.modes.count("fresh") ? ", while new tensors gave right outputs" : "") +
+              ": the result is looked up by the tensors' identity or address.");
+    }
+  }
+  // Right at first, wrong from some call on, and handing back an earlier
+  // call's output: the work stopped once the first calls were checked.
+  const int reused_in_correctness = count(e.correctness_counts, "reused");
+  if (!e.correctness_passed && reused_in_correctness > 0 && !e.seed_cases_passed.empty() &&
+      e.seed_cases_passed.front()) {
+    std::size_t right = 0;
+    while (right < e.seed_cases_passed.size() && e.seed_cases_passed[right]) ++right;
+    const bool wrong_after = right < e.seed_cases_passed.size() &&
+                             std::none_of(e.seed_cases_passed.begin() + static_cast<long>(right),
+                                          e.seed_cases_passed.end(), [](bool ok) { return ok; });
+    if (wrong_after)
+      add("work-skipped-on-repeat", shape + ", correctness",
+          "On " + shape + " the first " + std::to_string(right) + " correctness call(s) were right and every later "
+          "one wrong, while " + std::to_string(reused_in_correctness) +
+              " call(s) returned an earlier call's output storage again: the work stops after the first calls.");
+  }
+  if (!e.unwritten_cases.empty()) {
+    std::size_t elements = 0;
+    for (const auto& [c, n] : e.unwritten_cases) elements += n;
+    add("output-uninitialized", shape + ", correctness",
+        "On " + shape + " " + std::to_string(elements) + " wrong output element(s) of " +
+            std::to_string(e.unwritten_cases.size()) + " correctness case(s) (first: case " +
+            std::to_string(e.unwritten_cases.front().first) +
+            ") still held the bytes the harness fills freed memory with: the submission never wrote them.");
+  }
+  if (e.outputs_not_ready > 0)
+    add("output-not-ready-on-return", shape + ", stream-order probe",
+        "On " + shape + " " + std::to_string(e.outputs_not_ready) +
+            " returned tensor(s) read on the caller's stream right after the call returned differed from the same "
+            "tensor(s) after the device was synchronized: their GPU work ran on streams the caller's stream "
+            "never waits for.");
+  if (!e.mutated_cases.empty())
+    add("input-mutated", shape + ", correctness",
+        "On " + shape + " a call changed the values of its inputs (correctness case " +
+            std::to_string(e.mutated_cases.front()) + ")" +
+            (mode_failed("bench") ? "; the timed bench calls, on the benchmark's reused inputs, then answered for "
+                                    "changed inputs and were wrong."
+                                  : "."));
+
+  // Facts about returned objects, over the correctness and timed calls.
+  int aliases = count(e.correctness_counts, "aliases_input"), reused = count(e.correctness_counts, "reused");
+  int disguised = count(e.correctness_counts, "non_plain") + count(e.correctness_counts, "not_tensor");
+  int calls = count(e.correctness_counts, "calls");
+  for (const auto& [m, ev] : e.modes) {
+    aliases += count(ev.counts, "aliases_input");
+    reused += count(ev.counts, "reused");
+    disguised += count(ev.counts, "non_plain") + count(ev.counts, "not_tensor");
+    calls += count(ev.counts, "calls");
+  }
+  if (aliases > 0 && !e.reference_aliases_input)
+    add("output-aliases-input", shape,
+        "On " + shape + " " + std::to_string(aliases) + " of " + std::to_string(calls) +
+            " returned tensors share storage with an input.");
+  if (reused > 0)
+    add("output-reused", shape,
+        "On " + shape + " " + std::to_string(reused) + " of " + std::to_string(calls) +
+            " calls returned the storage of the previous call's output again.");
+  if (disguised > 0)
+    add("disguised-output", shape,
+        "On " + shape + " " + std::to_string(disguised) + " returned objects were not plain torch.Tensor objects.");
+
+  // Timing: both the medians and the minima must show it, so that noise on
+  // a shared machine does not.
+  const auto b = e.modes.find("bench"), f = e.modes.find("fresh");
+  if (b != e.modes.end() && f != e.modes.end() && b->second.median_ms > 0 && b->second.min_ms > 0) {
+    const double med = f->second.median_ms / b->second.median_ms;
+    const double mn = f->second.min_ms / b->second.min_ms;
+    // Calls this short are mostly launch overhead and allocation, which
+    // fresh tensors change by themselves: on the H200, honest Triton top-k
+    // calls of 0.08 ms took 1.4-2.6x as long on fresh inputs. There the
+    // finding is only a lead (low confidence), not evidence that decides.
+    const bool short_call = b->second.median_ms < kShortCallMs;
+    if (med > fresh_over_bench && mn > fresh_over_bench) {
+      add("speedup-vanishes-with-fresh-inputs", shape + ", fresh/bench",
+          "On " + shape + " the median timed call takes " + fmt(f->second.median_ms) + " ms on fresh inputs and " +
+              fmt(b->second.median_ms) + " ms on the benchmark's reused inputs (" + fmt(med) +
+              "x, threshold " + fmt(fresh_over_bench) + "x)." +
+              (short_call ? " Calls under " + fmt(kShortCallMs) +
+                                " ms are dominated by launch and allocation costs, so this alone is a low-confidence lead."
+                          : std::string()));
+      if (short_call) out.back().confidence = rules::Confidence::low;
+    }
+  }
+  return out;
+}
+
+}  // namespace kaudit::run

@@ -1,0 +1,50 @@
+// Turns what the probes observed on one shape into findings (the ids are in
+// run/finding_catalog.cpp). Pure: no processes, no files; unit-tested.
+#pragma once
+
+#include "rules/finding.h"
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace kaudit::run {
+
+struct ModeEvidence {
+  bool samples_ok = true;  // every verified timed call matched the reference
+  double median_ms = 0;
+  double min_ms = 0;
+  nlohmann::json counts;  // the harness's output checks: calls, non_plain, not_tensor, aliases_input, reused
+};
+
+struct ShapeEvidence {
+  int shape = 0;
+  bool correctness_passed = true;
+  nlohmann::json correctness_counts;  // output checks of the correctness calls
+  std::vector<int> mutated_cases;     // correctness cases whose inputs changed
+  std::vector<bool> seed_cases_passed;  // the seed cases' checks, in call order
+  // Correctness cases whose outputs still held the harness's poison bytes
+  // where they were wrong: (case, elements never written). Empty when the
+  // run did not poison memory.
+  std::vector<std::pair<int, std::size_t>> unwritten_cases;
+  // The stream-order probe: returned tensors whose copy on the caller's
+  // stream, made right after the call returned, differed from the tensor
+  // after a full synchronize.
+  int outputs_not_ready = 0;
+  // The reference itself returns an output in an input's storage (an
+  // in-place problem): a submission doing the same is not output-aliases-input.
+  bool reference_aliases_input = false;
+  std::map<std::string, ModeEvidence> modes;  // bench, fresh, rewrite
+};
+
+// A finding with the catalog's category, confidence and source.
+rules::Finding make_probe_finding(const std::string& id, const std::string& file, const std::string& where,
+                                  const std::string& message);
+
+// `fresh_over_bench`: the rule pack's threshold for speedup-vanishes-with-fresh-inputs.
+std::vector<rules::Finding> probe_findings(const ShapeEvidence& e, const std::string& file, double fresh_over_bench);
+
+}  // namespace kaudit::run

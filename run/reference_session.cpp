@@ -1,0 +1,140 @@
+#include "run/reference_session.h"
+
+#include "run/channel.h"
+#include "run/child_env.h"
+
+#include <fstream>
+
+namespace kaudit::run {
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+ReferenceSession::ReferenceSession(const RunPlan& plan, const Workspace& ws, RunResult& result, DeviceAccess& device)
+    : plan_(plan), ws_(ws), result_(result), device_(device) {}
+
+void ReferenceSession::write_config() const {
+  const std::string shapes_file =
+      plan_.problem.shapes.empty() ? "" : plan_.in_copy(ws_.refwork(), plan_.problem.shapes).string();
+  json cfg = {{"role", "reference"},
+              {"device", plan_.options.device},
+              {"format", plan_.format},
+              {"reference", plan_.in_copy(ws_.refwork(), plan_.problem.reference).string()},
+              {"shapes_file", shapes_file},
+              {"xfer", ws_.xfer().string()},
+              {"channel_fd", kChannelFd},
+              {"init_seed", plan_.options.init_seed},
+              {"cases", plan_.cases_json()}};
+  std::ofstream(ws_.private_dir() / "reference.json") << cfg.dump();
+}
+
+void ReferenceSession::start() {
+  write_config();
+  const fs::path cfg = ws_.private_dir() / "reference.json";
+  child_ = std::make_unique<Child>(
+      ChildSpec{{plan_.python.string(), "-B", plan_.harness.string(), cfg.string()},
+                child_env(plan_.options, ws_.refwork(), ws_.root() / "trace", fs::path()),
+                ws_.refwork()});
+}
+
+double ReferenceSession::on_message(const json& m) {
+  const std::string ev = m.value("event", std::string());
+  if (ev == "hello") {
+    result_.environment = m.value("environment", json::object());
+    return 0;
+  }
+  if (ev == "shapes") return on_shapes(m);
+  if (ev == "reference_habits") return on_habits(m);
+  if (ev == "case") {
+    inputs_[{m.value("shape", -1), m.value("case", -1)}] = m.value("inputs", json::array());
+    return plan_.phase_s;
+  }
+  if (ev == "generated") {
+    generated_ = true;
+    return -1;
+  }
+  if (ev == "expected" && m.contains("id") && m["id"].is_string()) {
+    expected_[m["id"]] = m.value("outputs", json::array());
+    return plan_.phase_s;
+  }
+  if (ev == "done") {
+    checked_ = true;
+    return -1;
+  }
+  if (ev == "error") {
+    error_ = m;
+    return -1;
+  }
+  return 0;
+}
+
+double ReferenceSession::on_shapes(const json& m) {
+  if (have_shapes_ || !m.contains("shapes") || !m["shapes"].is_array()) return 0;
+  shapes_ = m["shapes"];
+  have_shapes_ = true;
+  return -1;
+}
+
+double ReferenceSession::on_habits(const json& m) {
+  json changes = json::array();
+  for (const auto& k : m.value("changes_inputs", json::array()))
+    if (k.is_number_integer()) changes.push_back(k.get<int>());
+  habits_[m.value("shape", -1)] = {{"changes_inputs", changes}, {"aliases_input", m.value("aliases_input", false)}};
+  return plan_.phase_s;
+}
+
+std::string ReferenceSession::failure_reason(bool timed_out) {
+  if (timed_out) return "the reference timed out while generating inputs";
+  if (error_.is_object())
+    return "the reference failed: " + error_.value("type", std::string()) + ": " + error_.value("message", std::string());
+  return "the reference process ended (" + child_->finish(std::chrono::seconds(2)).describe() +
+         ") before generating inputs";
+}
+
+bool ReferenceSession::prepare() {
+  auto handler = [this](const json& m) { return on_message(m); };
+  auto since = clock_type::now();
+  Outcome out = drive(*child_, plan_.setup_s, handler);
+  result_.add_phase("reference", {{"phase", "import"}}, since);
+  if (have_shapes_) {
+    // Input generation is untimed GPU work: a shared turn on the device.
+    DeviceTurns::Turn turn = device_.take(DeviceTurns::Kind::shared);
+    since = clock_type::now();
+    child_->send_line("go");
+    out = drive(*child_, plan_.phase_s, handler);
+    result_.add_phase("reference", {{"phase", "inputs"}}, since);
+  }
+  if (generated_) return true;
+  result_.set_error("reference", failure_reason(out.timed_out), {{"stderr_tail", tail(child_->stderr_text(), 4000)}});
+  child_->kill_group();
+  return false;
+}
+
+std::map<std::string, json> ReferenceSession::expected_outputs(const json& jobs) {
+  if (jobs.empty()) {
+    child_->send_line("");
+    return {};
+  }
+  const fs::path check_cfg = ws_.private_dir() / "check.json";
+  std::ofstream(check_cfg) << json{{"jobs", jobs}}.dump();
+  Outcome out;
+  DeviceTurns::Turn turn = device_.take(DeviceTurns::Kind::shared);
+  const auto since = clock_type::now();
+  if (child_->send_line(check_cfg.string()))
+    out = drive(*child_, plan_.phase_s, [this](const json& m) { return on_message(m); });
+  result_.add_phase("reference", {{"phase", "expected outputs"}, {"jobs", jobs.size()}}, since);
+  if (!checked_) {
+    // Submission errors come first: they are what the user needs to see.
+    result_.set_error("reference",
+                      out.timed_out ? "the reference timed out while computing expected outputs"
+                      : error_.is_object()
+                          ? "the reference failed on the submitted calls' inputs: " + error_.value("type", std::string()) +
+                                ": " + error_.value("message", std::string())
+                          : "the reference process ended before computing expected outputs",
+                      {{"stderr_tail", tail(child_->stderr_text(), 4000)}});
+  }
+  return expected_;
+}
+
+void ReferenceSession::finish() { child_->finish(std::chrono::seconds(5)); }
+
+}  // namespace kaudit::run

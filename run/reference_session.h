@@ -1,0 +1,60 @@
+// The reference's process in a run: it imports the problem, reports the
+// shapes, generates every correctness input (its turn on the device), and
+// later computes the expected outputs for the inputs the submission's calls
+// saw. One method per channel event.
+#pragma once
+
+#include "run/child_process.h"
+#include "run/run_plan.h"
+#include "run/run_result.h"
+#include "run/workspace.h"
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+
+namespace kaudit::run {
+
+class ReferenceSession {
+ public:
+  ReferenceSession(const RunPlan& plan, const Workspace& ws, RunResult& result, DeviceAccess& device);
+  // Starts the process (it imports while the submission starts beside it).
+  void start();
+  // Import, shapes and inputs; false when the reference failed (the error is
+  // in the result and the process is gone).
+  bool prepare();
+  // Expected outputs for `jobs` ([{id, shape, inputs}]), by job id; an empty
+  // `jobs` only tells the process to stop. Failures set the result's error.
+  std::map<std::string, nlohmann::json> expected_outputs(const nlohmann::json& jobs);
+  void finish();
+
+  const nlohmann::json& shapes() const { return shapes_; }
+  // (shape, case) -> the input entries the reference wrote.
+  const std::map<std::pair<int, int>, nlohmann::json>& inputs() const { return inputs_; }
+  // shape -> what the reference itself does to its inputs ({changes_inputs, aliases_input}).
+  const std::map<int, nlohmann::json>& habits() const { return habits_; }
+
+ private:
+  double on_message(const nlohmann::json& m);
+  double on_shapes(const nlohmann::json& m);
+  double on_habits(const nlohmann::json& m);
+  void write_config() const;
+  std::string failure_reason(bool timed_out);
+
+  const RunPlan& plan_;
+  const Workspace& ws_;
+  RunResult& result_;
+  DeviceAccess& device_;
+  std::unique_ptr<Child> child_;
+  nlohmann::json shapes_ = nlohmann::json::array();
+  std::map<std::pair<int, int>, nlohmann::json> inputs_;
+  std::map<int, nlohmann::json> habits_;
+  std::map<std::string, nlohmann::json> expected_;
+  nlohmann::json error_;
+  bool have_shapes_ = false, generated_ = false, checked_ = false;
+};
+
+}  // namespace kaudit::run

@@ -1,0 +1,153 @@
+// `kaudit run`: the protocol as a sequence of steps over one RunPlan. Each
+// step lives in its own file: the two sessions (reference_session.h,
+// submission_session.h), the comparisons (compare.h), the timing
+// (judge_timing.h) and the trace (attach_trace.h); this file orders them.
+#include "run/run.h"
+
+#include "run/attach_trace.h"
+#include "run/compare.h"
+#include "run/judge_timing.h"
+#include "run/probe_findings.h"
+#include "run/reference_session.h"
+#include "run/run_plan.h"
+#include "run/run_result.h"
+#include "run/submission_session.h"
+#include "run/workspace.h"
+
+#include <fstream>
+
+namespace kaudit::run {
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+// The problem's files as the submission sees them, hashed before and after.
+std::vector<std::string> watched_files(const rules::Problem& problem) {
+  std::vector<std::string> watched;
+  for (auto it = fs::recursive_directory_iterator(problem.dir); it != fs::recursive_directory_iterator(); ++it) {
+    if (it->path().filename() == "__pycache__") {
+      it.disable_recursion_pending();
+      continue;
+    }
+    const std::string rel = fs::relative(it->path(), problem.dir).string();
+    if (it->is_regular_file() && rel != "solution.py") watched.push_back(rel);
+  }
+  return watched;
+}
+
+void lay_out_workspace(const RunPlan& plan, const Workspace& ws) {
+  copy_problem_files(plan.problem.dir, ws.work());
+  copy_problem_files(plan.problem.dir, ws.refwork());
+  fs::copy_file(plan.options.solution, ws.work() / "solution.py", fs::copy_options::overwrite_existing);
+  fs::create_directories(ws.work() / "tmp");
+  fs::create_directories(ws.refwork() / "tmp");
+  if (plan.options.trace) fs::create_directories(ws.root() / "trace");
+}
+
+RunResult start_result(const RunPlan& plan, const Workspace& ws) {
+  RunResult r;
+  r.problem = {{"name", plan.problem.name}, {"dir", plan.problem.dir.string()}, {"format", plan.format}};
+  r.solution = plan.options.solution.string();
+  r.device = plan.options.device;
+  r.python = plan.python.string();
+  r.modes = plan.options.modes;
+  r.settings = plan.settings_json();
+  if (plan.options.keep_temp) r.temp_dir = ws.root().string();
+  return r;
+}
+
+std::optional<Hardware> hardware_of(const RunPlan& plan, const RunResult& result) {
+  const std::string device_name = result.environment.value("gpu", std::string());
+  if (plan.options.hardware) return load_hardware(*plan.options.hardware);
+  if (!plan.cpu && !device_name.empty()) return find_hardware(device_name);
+  return std::nullopt;
+}
+
+// The reference's input files, sealed before the submission can reach them.
+FileSeal seal_reference_inputs(const ReferenceSession& ref, const Workspace& ws) {
+  std::vector<std::string> files;
+  for (const auto& [key, entries] : ref.inputs())
+    for (const auto& e : entries)
+      if (e.contains("file") && e["file"].is_string()) files.push_back(e["file"]);
+  return seal_files(ws.xfer(), files);
+}
+
+void judge_problem_files(const FileSnapshot& before, const FileSnapshot& after, RunResult& result) {
+  result.problem_files = compare_snapshots(before, after);
+  for (const auto& f : result.problem_files)
+    if (f["status"] != "unchanged")
+      result.findings.push_back(make_probe_finding("problem-file-changed", f["path"].get<std::string>(), "",
+                                                   "The problem file " + f["path"].get<std::string>() + " was " +
+                                                       f["status"].get<std::string>() + " while the submission ran."));
+}
+
+// Inputs changed under the reference would make its expected outputs answer
+// the submission's question, not the problem's: then nothing is compared.
+bool reference_inputs_intact(const Workspace& ws, const FileSeal& seal, RunResult& result) {
+  const auto broken = broken_seals(ws.xfer(), seal);
+  if (broken.empty()) return true;
+  result.findings.push_back(make_probe_finding("problem-file-changed", broken.front(), "",
+                                               std::to_string(broken.size()) + " of the reference's input files (first: " +
+                                                   broken.front() + ") were changed, replaced or deleted while the "
+                                                   "submission ran."));
+  result.set_error("reference",
+                   "the reference's input files were changed while the submission ran: no expected output can be trusted");
+  return false;
+}
+
+}  // namespace
+
+json run_submission(const RunOptions& o) {
+  const RunPlan plan = make_run_plan(o);
+  Workspace ws;
+  ws.keep(o.keep_temp);
+  lay_out_workspace(plan, ws);
+  const std::vector<std::string> watched = watched_files(plan.problem);
+  const FileSnapshot before = snapshot_files(ws.work(), watched);
+  RunResult result = start_result(plan, ws);
+  DeviceAccess device(o.device_turns);
+  const auto run_started = clock_type::now();
+  auto finished = [&]() {
+    result.seconds = std::chrono::duration<double>(clock_type::now() - run_started).count();
+    if (device.shared_device()) result.device_wait_seconds = device.wait_seconds();
+    return result.to_json();
+  };
+
+  // The submission starts at once: its import and build overlap the
+  // reference's input generation; it waits for its inputs on stdin.
+  ReferenceSession ref(plan, ws, result, device);
+  ref.start();
+  SubmissionSession sub(plan, ws, result, device);
+  sub.start();
+  if (!ref.prepare()) return finished();
+  result.shapes = ref.shapes();
+  const FileSeal input_seal = seal_reference_inputs(ref, ws);
+  const std::optional<Hardware> hw = hardware_of(plan, result);
+  const double l2 = hw && hw->l2_bytes > 0 ? hw->l2_bytes : 64.0 * (1 << 20);
+
+  const int nshapes = static_cast<int>(ref.shapes().size());
+  const fs::path stage_path = ws.private_dir() / "submission-inputs.json";
+  std::ofstream(stage_path) << stage_config(plan, ws, ref.inputs(), ref.habits(), nshapes, l2).dump();
+  sub.run(stage_path, ref.inputs());
+  sub.finish(nshapes, static_cast<int>(plan.cases.size()));
+  judge_problem_files(before, snapshot_files(ws.work(), watched), result);
+
+  // The reference checks every output that came back.
+  json jobs = expected_output_jobs(sub.report(), ref.inputs(), ws.xfer());
+  if (!reference_inputs_intact(ws, input_seal, result)) jobs = json::array();
+  const std::map<std::string, json> expected = ref.expected_outputs(jobs);
+  ref.finish();
+
+  const auto compare_started = clock_type::now();
+  result.all_correct = true;
+  const auto shape_correct =
+      judge_correctness(plan, sub.report(), expected, ref.habits(), ref.shapes(), ws.xfer(), result);
+  judge_timing(plan, sub.report(), expected, ref.habits(), shape_correct, ref.shapes(), hw, ws.xfer(), result);
+  result.add_phase("runner", {{"phase", "comparison"}}, compare_started);
+  if (o.trace) attach_trace(plan, sub.report(), nshapes, ws.root() / "trace", result);
+  if (hw) result.hardware = {{"name", hw->name}, {"peak_basis", o.peak_basis}};
+  return finished();
+}
+
+}  // namespace kaudit::run

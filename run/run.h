@@ -1,0 +1,76 @@
+// `kaudit run`: one submission against one problem, in child processes the
+// runner controls, checked outside the submission's process (DESIGN.md,
+// "runner" and "Probes and timing"; docs/runner.md).
+#pragma once
+
+#include "run/device_turns.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kaudit::run {
+
+
+
+struct RunOptions {
+  std::filesystem::path problem;   // problem folder
+  std::filesystem::path solution;  // the submission's .py
+  std::string device = "cuda";     // "cuda" or "cpu"
+  std::vector<std::string> modes = {"bench", "fresh", "rewrite"};
+  bool trace = false;
+  std::string python;                // empty: /usr/bin/python3 for cpu, python3 on PATH for cuda
+  std::filesystem::path harness;     // empty: found next to the executable or in the source tree
+  std::filesystem::path tracer_lib;  // empty: libkaudit_tracer.so next to the executable
+  int seeds = 3;                     // correctness seeds per shape
+  std::vector<double> stress_scales = {0.01, 100.0};
+  int warmup = 3;
+  std::optional<int> trials;         // timed calls per mode; default: problem's num_perf_trials
+  int samples = 3;                   // timed calls per mode whose outputs are verified
+  // A shape whose inputs of one call exceed this gets one sampled call per
+  // mode (the last): every sample's inputs stay on disk until the reference
+  // has seen them, and MoE weights are GiBs.
+  std::uintmax_t large_input_bytes = std::uintmax_t{1} << 30;
+  std::optional<double> setup_timeout_s;  // import, build, model set-up; default 600 cuda, 120 cpu
+  std::optional<double> phase_timeout_s;  // each shape's correctness and each mode; default 300 / 60
+  // Each correctness call, from the previous one's result (the first: from
+  // the phase's start, model set-up included); default 60 s, at most the
+  // phase timeout. A kernel that never ends costs this, not a whole phase.
+  std::optional<double> call_timeout_s;
+  std::optional<std::filesystem::path> hardware;  // a kaudit-hardware/1 file; default: by device name
+  std::string peak_basis = "measured";            // or "datasheet"
+  std::optional<std::filesystem::path> rule_pack;
+  std::vector<std::string> pass_env;  // extra environment variables passed to the children
+  bool keep_temp = false;             // keep the temporary folder (its path is in the result)
+  std::map<std::string, std::string> env;  // variables set in the children (e.g. CUDA_VISIBLE_DEVICES per job)
+  std::filesystem::path trace_output;      // with trace: copy trace.json and trace.chrome.json here
+  bool poison = true;
+  int init_seed = 42;
+  // Runs that share one device (kaudit audit --jobs N) share these turns:
+  // untimed GPU work (the reference's input generation and expected outputs,
+  // the submission's correctness calls) takes a shared turn, each timing mode
+  // an exclusive one, so that no other run's work lands in a timed call;
+  // imports, builds and the comparisons in C++ need none. Null: the run has
+  // the device to itself.
+  std::shared_ptr<DeviceTurns> device_turns;
+};
+
+// Runs the protocol and returns the result document (schema kaudit-run/1).
+// A failing submission is a result ("error", "incorrect"), not an exception;
+// throws std::runtime_error only for bad options or an unreadable problem.
+nlohmann::json run_submission(const RunOptions& options);
+
+// The interpreter to use: `requested`, or the default for the device, as an
+// absolute path (PATH is searched for a bare name). Throws when not found.
+std::filesystem::path resolve_python(const std::string& requested, const std::string& device);
+// The harness file (run/harness/kaudit_harness.py, installed next to the
+// executable at build time). Throws when not found.
+std::filesystem::path find_harness(const std::filesystem::path& requested);
+
+}  // namespace kaudit::run

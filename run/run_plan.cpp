@@ -1,0 +1,153 @@
+#include "run/run_plan.h"
+
+#include "run/child_env.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#ifndef KAUDIT_SOURCE_DIR
+#define KAUDIT_SOURCE_DIR ""
+#endif
+
+namespace kaudit::run {
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+Tolerance tolerance_of(const rules::Problem& p) {
+  Tolerance t;
+  if (p.format == rules::ProblemFormat::kernelbench) return t;  // KernelBench: atol = rtol = 1e-2
+  const json tol = p.yaml.value("tolerance", json());
+  auto num = [](const json& j, const char* k, double d) { return j.contains(k) && j[k].is_number() ? j[k].get<double>() : d; };
+  if (tol.is_object()) {
+    if (tol.contains("atol") || tol.contains("rtol")) {
+      t.atol = num(tol, "atol", t.atol);
+      t.rtol = num(tol, "rtol", t.rtol);
+    } else {
+      // Per-dtype tolerances ({bfloat16: {atol, rtol}}): the loosest applies.
+      double a = 0, r = 0;
+      bool any = false;
+      for (const auto& [k, v] : tol.items()) {
+        if (!v.is_object()) continue;
+        a = std::max(a, num(v, "atol", 0));
+        r = std::max(r, num(v, "rtol", 0));
+        any = true;
+      }
+      if (any) t = {a, r};
+    }
+  } else if (tol.is_number()) {
+    t.atol = t.rtol = tol.get<double>();
+  }
+  return t;
+}
+
+void check_options(const RunOptions& o) {
+  if (!fs::is_regular_file(o.solution)) throw std::runtime_error("--solution: " + o.solution.string() + " not found");
+  if (o.device != "cpu" && o.device != "cuda") throw std::runtime_error("--device must be cuda or cpu");
+  for (const auto& m : o.modes)
+    if (m != "bench" && m != "fresh" && m != "rewrite")
+      throw std::runtime_error("--modes: unknown mode '" + m + "' (bench, fresh, rewrite)");
+  if (o.trace && o.device != "cuda") throw std::runtime_error("--trace needs --device cuda");
+}
+
+fs::path tracer_library(const RunOptions& o) {
+  if (!o.trace) return {};
+  const fs::path lib = o.tracer_lib.empty() ? executable_dir() / "libkaudit_tracer.so" : o.tracer_lib;
+  if (!fs::is_regular_file(lib))
+    throw std::runtime_error("--trace: " + lib.string() + " not found (build with the tracer)");
+  return fs::absolute(lib);
+}
+
+}  // namespace
+
+fs::path resolve_python(const std::string& requested, const std::string& device) {
+  std::string name = requested.empty() ? (device == "cpu" ? "/usr/bin/python3" : "python3") : requested;
+  if (name.find('/') != std::string::npos) {
+    if (access(name.c_str(), X_OK) != 0) throw std::runtime_error("--python: " + name + " is not an executable");
+    return fs::absolute(name);
+  }
+  const std::string path = env_or("PATH", "/usr/local/bin:/usr/bin:/bin");
+  std::size_t start = 0;
+  while (start <= path.size()) {
+    const std::size_t end = std::min(path.find(':', start), path.size());
+    const fs::path cand = fs::path(path.substr(start, end - start)) / name;
+    if (!cand.parent_path().empty() && access(cand.c_str(), X_OK) == 0) return fs::absolute(cand);
+    start = end + 1;
+  }
+  throw std::runtime_error("--python: " + name + " not found on PATH");
+}
+
+fs::path find_harness(const fs::path& requested) {
+  if (!requested.empty()) {
+    if (!fs::is_regular_file(requested)) throw std::runtime_error("--harness: " + requested.string() + " not found");
+    return fs::absolute(requested);
+  }
+  const fs::path exe = executable_dir();
+  const fs::path name = "kaudit_harness.py";
+  for (const fs::path& dir : {exe / "harness", exe / ".." / "harness", exe / ".." / ".." / "harness",
+                              exe / ".." / "share" / "kaudit" / "harness",
+                              fs::path(KAUDIT_SOURCE_DIR) / "run" / "harness"}) {
+    if (!dir.empty() && fs::is_regular_file(dir / name)) return fs::weakly_canonical(dir / name);
+  }
+  throw std::runtime_error("the harness (kaudit_harness.py) was not found next to " + exe.string());
+}
+
+RunPlan make_run_plan(const RunOptions& o) {
+  RunPlan plan;
+  plan.options = o;
+  plan.problem = rules::load_problem(o.problem);
+  check_options(o);
+  plan.python = resolve_python(o.python, o.device);
+  plan.harness = find_harness(o.harness);
+  plan.tracer_lib = tracer_library(o);
+  plan.cpu = o.device == "cpu";
+  plan.setup_s = o.setup_timeout_s.value_or(plan.cpu ? 120 : 600);
+  plan.phase_s = o.phase_timeout_s.value_or(plan.cpu ? 60 : 300);
+  plan.call_s = std::min(plan.phase_s, o.call_timeout_s.value_or(60));
+  plan.tolerance = tolerance_of(plan.problem);
+  plan.trials = o.trials.value_or(0);
+  if (plan.trials <= 0) {
+    const auto n = plan.problem.yaml.value("num_perf_trials", json());
+    plan.trials = n.is_number_integer() && n.get<int>() > 0 ? n.get<int>() : (plan.cpu ? 10 : 100);
+  }
+  plan.pack = o.rule_pack ? rules::load_rule_pack(*o.rule_pack) : rules::rule_pack_for_problem(plan.problem);
+  if (o.rule_pack) rules::merge_problem_forbidden(plan.pack, plan.problem.forbidden);
+  // Wall-clock timing on a shared CPU is noisy: --device cpu exists to run
+  // the protocol, so its threshold is looser (thresholds.fresh_over_bench_cpu).
+  plan.fresh_over_bench = plan.cpu ? plan.pack.thresholds.fresh_over_bench_cpu : plan.pack.thresholds.fresh_over_bench;
+  plan.stress_allowance = plan.pack.thresholds.stress_mismatch_fraction;
+  plan.format = plan.problem.format == rules::ProblemFormat::kernelbench ? "kernelbench" : "kernelbench_hard";
+  for (int s = 0; s < o.seeds; ++s) plan.cases.push_back({1000 + s, 1.0, "seed"});
+  for (double sc : o.stress_scales) plan.cases.push_back({1000, sc, "stress"});
+  return plan;
+}
+
+json RunPlan::cases_json() const {
+  json out = json::array();
+  for (const auto& c : cases) out.push_back({{"seed", c.seed}, {"scale", c.scale}, {"kind", c.kind}});
+  return out;
+}
+
+json RunPlan::settings_json() const {
+  return {{"seeds", options.seeds},
+          {"stress_scales", options.stress_scales},
+          {"warmup", options.warmup},
+          {"trials", trials},
+          {"samples", options.samples},
+          {"tolerance", {{"atol", tolerance.atol}, {"rtol", tolerance.rtol}}},
+          {"setup_timeout_s", setup_s},
+          {"phase_timeout_s", phase_s},
+          {"call_timeout_s", call_s},
+          {"fresh_over_bench_threshold", fresh_over_bench},
+          {"stress_mismatch_fraction", stress_allowance},
+          {"trace", options.trace}};
+}
+
+fs::path RunPlan::in_copy(const fs::path& copy, const fs::path& file) const {
+  return copy / fs::relative(file, problem.dir);
+}
+
+}  // namespace kaudit::run

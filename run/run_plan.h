@@ -1,0 +1,51 @@
+// The protocol of one run, decided before any process starts: the problem
+// and its rules, the interpreter, harness and tracer, the limits, the
+// tolerance, the correctness cases. Everything later reads this, nothing
+// reads the options again.
+#pragma once
+
+#include "rules/problem.h"
+#include "rules/rule_pack.h"
+#include "run/run.h"
+#include "run/tensor_file.h"
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace kaudit::run {
+
+// One correctness call's inputs: a seed, and a scale for numeric stress.
+struct CorrectnessCase {
+  int seed = 1000;
+  double scale = 1.0;
+  std::string kind;  // "seed" or "stress"
+};
+
+struct RunPlan {
+  RunOptions options;
+  rules::Problem problem;
+  rules::RulePack pack;
+  std::filesystem::path python, harness, tracer_lib;  // tracer_lib empty without --trace
+  bool cpu = false;
+  double setup_s = 0, phase_s = 0, call_s = 0;  // time limits (RunOptions)
+  Tolerance tolerance;
+  int trials = 0;                 // timed calls per mode
+  double fresh_over_bench = 0;    // the pack's threshold for this device
+  double stress_allowance = 0;    // the pack's stress_mismatch_fraction
+  std::string format;             // "kernelbench" or "kernelbench_hard", as the harness names it
+  std::vector<CorrectnessCase> cases;
+
+  nlohmann::json cases_json() const;
+  nlohmann::json settings_json() const;  // run.json's settings
+  // A problem file's path inside a working copy of the problem folder.
+  std::filesystem::path in_copy(const std::filesystem::path& copy, const std::filesystem::path& file) const;
+};
+
+// Validates the options and resolves everything; throws std::runtime_error
+// for bad options or an unreadable problem.
+RunPlan make_run_plan(const RunOptions& options);
+
+}  // namespace kaudit::run

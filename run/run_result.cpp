@@ -1,0 +1,64 @@
+#include "run/run_result.h"
+
+#include "evidence/schemas.h"
+
+namespace kaudit::run {
+using json = nlohmann::json;
+
+void RunResult::set_error(const std::string& phase, const std::string& reason, const json& detail) {
+  if (error) return;
+  error = RunError{phase, reason, detail};
+}
+
+void RunResult::add_phase(const std::string& process, const json& step, clock_type::time_point since) {
+  json p = {{"process", process}, {"seconds", std::chrono::duration<double>(clock_type::now() - since).count()}};
+  p.update(step);
+  phases.push_back(p);
+}
+
+json RunResult::to_json() const {
+  json doc = {{"schema", evidence::kRunSchema},
+              {"problem", problem},
+              {"solution", solution},
+              {"device", device},
+              {"python", python},
+              {"modes", modes},
+              {"settings", settings},
+              {"result", "error"},
+              {"error", nullptr},
+              {"environment", environment},
+              {"correctness", correctness},
+              {"timing", timing},
+              {"findings", json::array()},
+              {"problem_files", problem_files},
+              {"phases", phases},
+              {"seconds", seconds}};
+  if (error) {
+    doc["error"] = {{"phase", error->phase}, {"reason", error->reason}};
+    if (!error->detail.is_null()) doc["error"]["detail"] = error->detail;
+  } else {
+    doc["result"] = all_correct ? "correct" : "incorrect";
+    if (!all_correct) doc["result_reason"] = result_reason;
+  }
+  if (temp_dir) doc["temp_dir"] = *temp_dir;
+  if (shapes) doc["shapes"] = *shapes;
+  if (submission_process) doc["submission_process"] = *submission_process;
+  if (trace) doc["trace"] = *trace;
+  if (trace_incomplete) doc["trace_incomplete"] = *trace_incomplete;
+  if (hardware) doc["hardware"] = *hardware;
+  if (device_wait_seconds) doc["device_wait_seconds"] = *device_wait_seconds;
+  std::vector<rules::Finding> sorted = findings;
+  rules::sort_and_deduplicate(sorted);
+  for (const auto& f : sorted) doc["findings"].push_back(rules::to_json(f));
+  return doc;
+}
+
+DeviceTurns::Turn DeviceAccess::take(DeviceTurns::Kind kind) {
+  if (!turns_) return DeviceTurns::Turn();
+  const auto asked = clock_type::now();
+  DeviceTurns::Turn turn = kind == DeviceTurns::Kind::exclusive ? turns_->exclusive() : turns_->shared();
+  wait_s_ += std::chrono::duration<double>(clock_type::now() - asked).count();
+  return turn;
+}
+
+}  // namespace kaudit::run

@@ -1,0 +1,71 @@
+// What one run found, built up by the run's steps and written once as
+// run.json (schema kaudit-run/1, docs/report-format.md).
+#pragma once
+
+#include "rules/finding.h"
+#include "run/device_turns.h"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kaudit::run {
+
+using clock_type = std::chrono::steady_clock;
+
+struct RunError {
+  std::string phase;
+  std::string reason;
+  nlohmann::json detail;  // null, or {traceback} / {stderr_tail}
+};
+
+struct RunResult {
+  // What ran: problem {name, dir, format}, solution, device, interpreter, modes, settings.
+  nlohmann::json problem;
+  std::string solution, device, python;
+  std::vector<std::string> modes;
+  nlohmann::json settings;
+  std::optional<std::string> temp_dir;  // with --keep-temp
+
+  std::optional<RunError> error;          // the first error wins
+  std::string result_reason;              // why incorrect
+  bool all_correct = false;               // valid once the run completed
+  nlohmann::json environment = nlohmann::json::object();  // the reference's hello
+  std::optional<nlohmann::json> shapes;   // once the reference reported them
+  nlohmann::json correctness = nlohmann::json::array();  // per shape
+  nlohmann::json timing = nlohmann::json::array();       // per shape
+  std::vector<rules::Finding> findings;
+  nlohmann::json problem_files = nlohmann::json::array();
+  nlohmann::json phases = nlohmann::json::array();  // where the time went, in order
+  std::optional<nlohmann::json> submission_process;
+  std::optional<nlohmann::json> trace;
+  std::optional<std::string> trace_incomplete;
+  std::optional<nlohmann::json> hardware;  // {name, peak_basis}
+  double seconds = 0;
+  std::optional<double> device_wait_seconds;  // runs sharing a device
+
+  void set_error(const std::string& phase, const std::string& reason, const nlohmann::json& detail = nullptr);
+  // One step of `process` ("reference", "submission", "runner") that began at `since`.
+  void add_phase(const std::string& process, const nlohmann::json& step, clock_type::time_point since);
+  nlohmann::json to_json() const;
+};
+
+// The device's turns for one run (RunOptions::device_turns): the time spent
+// waiting for them is added up.
+class DeviceAccess {
+ public:
+  explicit DeviceAccess(std::shared_ptr<DeviceTurns> turns) : turns_(std::move(turns)) {}
+  DeviceTurns::Turn take(DeviceTurns::Kind kind);
+  bool shared_device() const { return turns_ != nullptr; }
+  double wait_seconds() const { return wait_s_; }
+
+ private:
+  std::shared_ptr<DeviceTurns> turns_;
+  double wait_s_ = 0;
+};
+
+}  // namespace kaudit::run

@@ -1,0 +1,82 @@
+// The submission's process in a run: it imports and builds (overlapping the
+// reference's input generation), then makes every correctness call and every
+// timed call the plan asks for, taking turns on the device. One method per
+// channel event; what it reported is kept in `SubmissionReport`.
+#pragma once
+
+#include "run/child_process.h"
+#include "run/run_plan.h"
+#include "run/run_result.h"
+#include "run/workspace.h"
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace kaudit::run {
+
+// What the submission's harness reported, for the later steps.
+struct SubmissionReport {
+  std::map<std::pair<int, int>, nlohmann::json> outputs;      // (shape, case) -> output entries
+  std::map<std::pair<int, int>, std::vector<int>> mutated;    // (shape, case) -> inputs changed by the call
+  std::map<int, nlohmann::json> correctness_counts;           // shape -> the harness's output checks
+  std::map<int, nlohmann::json> stream_order;                 // shape -> {outputs, differing}
+  std::map<std::pair<int, std::string>, nlohmann::json> timings;  // (shape, mode) -> timing message
+  nlohmann::json error;  // the harness's error message, or null
+  bool done = false;     // the harness said every call was made
+  long pid = 0;          // the submission's process id (for its trace)
+};
+
+class SubmissionSession {
+ public:
+  SubmissionSession(const RunPlan& plan, const Workspace& ws, RunResult& result, DeviceAccess& device);
+  // Starts the process: it imports and builds, then waits for its inputs.
+  void start();
+  // Waits for its set-up; then hands it the correctness and timing plan
+  // (`stage_config`, a file in the private folder) and drives every call.
+  void run(const std::filesystem::path& stage_config, const std::map<std::pair<int, int>, nlohmann::json>& inputs);
+  // Ends the process, records it in the result and turns how it ended into
+  // an error or findings.
+  void finish(int shapes, int cases);
+
+  const SubmissionReport& report() const { return report_; }
+
+ private:
+  double on_message(const nlohmann::json& m);
+  double on_ready();
+  double on_turn();
+  double on_turn_done();
+  double on_phase(const nlohmann::json& m);
+  double on_correctness_call(const nlohmann::json& m);
+  void end_phase();
+  std::string phase_text() const;
+  void record_process(const ExitStatus& status);
+  void judge_ending(const ExitStatus& status, int shapes, int cases);
+
+  const RunPlan& plan_;
+  const Workspace& ws_;
+  RunResult& result_;
+  DeviceAccess& device_;
+  std::unique_ptr<Child> child_;
+  const std::map<std::pair<int, int>, nlohmann::json>* inputs_ = nullptr;
+  SubmissionReport report_;
+  nlohmann::json current_phase_ = {{"phase", "start"}};
+  bool ready_ = false;
+  clock_type::time_point started_, phase_started_;
+  DeviceTurns::Turn turn_;   // shared for its calls, exclusive while a timing mode runs
+  double timeout_s_ = 0;     // the deadline in force, for the error message
+  bool timed_out_ = false;
+  std::vector<std::string> bad_messages_;
+};
+
+// The correctness and timing plan handed to the submission's harness
+// (submission-inputs.json); `l2_bytes` sizes the cache flush between calls.
+nlohmann::json stage_config(const RunPlan& plan, const Workspace& ws,
+                            const std::map<std::pair<int, int>, nlohmann::json>& inputs,
+                            const std::map<int, nlohmann::json>& habits, int shapes, double l2_bytes);
+
+}  // namespace kaudit::run

@@ -1,0 +1,269 @@
+#include "run/trace_summary.h"
+
+#include "run/probe_findings.h"
+
+#ifdef KAUDIT_HAVE_TRACE_MODEL
+#include "tracer/call_summary.h"
+#include "tracer/chrome_trace.h"
+#include "tracer/families.h"
+#include "tracer/trace.h"
+#endif
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <unordered_map>
+#include <set>
+
+namespace kaudit::run {
+using json = nlohmann::json;
+
+#ifndef KAUDIT_HAVE_TRACE_MODEL
+json summarize_trace(const std::filesystem::path&, long, const std::string&, std::vector<rules::Finding>&,
+                     const rules::RulePack*, const std::filesystem::path&, const TimedCallTimes&) {
+  return {{"status", "unavailable"}, {"reason", "kaudit was built without the trace model"}};
+}
+#else
+namespace {
+
+// Library kernels of the timed calls that the pack bans, and whether the
+// submission's own kernels ran at all while timed.
+void library_findings(const tracer::Process& proc, const tracer::Families& families, const rules::RulePack& pack,
+                      const std::string& solution, std::vector<rules::Finding>& findings) {
+  std::vector<std::regex> banned;
+  for (const auto& p : pack.banned_kernel_patterns) {
+    try {
+      banned.emplace_back(p, std::regex::icase | std::regex::ECMAScript);
+    } catch (const std::regex_error&) {
+    }
+  }
+  std::map<uint32_t, const tracer::Call*> calls;
+  for (const auto& c : proc.calls) calls[c.id] = &c;
+  std::map<uint32_t, const tracer::Launcher*> launchers;
+  for (const auto& l : proc.launchers) launchers[l.id] = &l;
+  struct Hit {
+    size_t count = 0;
+    uint64_t ns = 0;
+    std::string example;
+  };
+  std::map<std::string, Hit> hits;  // by library
+  // std::regex takes microseconds a name, and a PyTorch-op submission's
+  // timed calls run a million kernels with a few dozen names.
+  std::unordered_map<std::string, bool> banned_name;
+  size_t timed_kernels = 0, own_kernels = 0;
+  uint64_t timed_ns = 0;
+  for (const auto& k : proc.kernels) {
+    const auto c = calls.find(k.call);
+    if (c == calls.end() || c->second->phase != "timed") continue;
+    ++timed_kernels;
+    timed_ns += k.duration();
+    const auto l = launchers.find(k.launcher);
+    const auto lib = families.library_of(l == launchers.end() ? "" : l->second->object, k.display_name());
+    if (lib.role == tracer::Role::own) ++own_kernels;
+    if (lib.role != tracer::Role::library) continue;
+    const std::string& name = k.display_name();
+    auto [seen, fresh] = banned_name.try_emplace(name, false);
+    if (fresh)
+      seen->second =
+          std::any_of(banned.begin(), banned.end(), [&](const std::regex& r) { return std::regex_search(name, r); });
+    if (!seen->second) continue;
+    Hit& h = hits[lib.name];
+    ++h.count;
+    h.ns += k.duration();
+    if (h.example.empty()) h.example = name.substr(0, 120);
+  }
+  for (const auto& [lib, h] : hits) {
+    const int share = timed_ns ? static_cast<int>(100.0 * h.ns / timed_ns + 0.5) : 0;
+    findings.push_back(make_probe_finding(
+        "banned-library-kernel", solution, lib,
+        lib + " ran " + std::to_string(h.count) + " banned kernel(s) during timed calls (" + std::to_string(share) +
+            "% of their GPU time), e.g. " + h.example + "."));
+  }
+  if (timed_kernels > 0 && own_kernels == 0)
+    findings.push_back(make_probe_finding(
+        "no-authored-kernel-ran", solution, "timed calls",
+        "None of the " + std::to_string(timed_kernels) +
+            " kernels of the timed calls was the submission's own; libraries launched all of them."));
+}
+
+// What the exported files keep: every call but the correctness, timed and
+// warm-up calls past the first kExportedPerGroup of each shape and mode (for
+// correctness calls: of each shape, the seed cases first). A submission that
+// launches thousands of kernels per call would otherwise make files of
+// gigabytes that take minutes to write and that Perfetto cannot open; the
+// findings and the run's summary come from the whole trace.
+constexpr int64_t kExportedPerGroup = 2;
+
+tracer::Trace trace_for_export(const tracer::Trace& trace) {
+  tracer::Trace out = trace;
+  for (auto& p : out.processes) {
+    std::set<uint32_t> dropped;
+    for (const auto& c : p.calls)
+      if ((c.phase == "timed" || c.phase == "warmup" || c.phase == "correctness") && c.index >= kExportedPerGroup)
+        dropped.insert(c.id);
+    if (dropped.empty()) continue;
+    const std::size_t kernels = p.kernels.size();
+    std::erase_if(p.kernels, [&](const tracer::Kernel& k) { return dropped.count(k.call) != 0; });
+    std::erase_if(p.launches, [&](const tracer::Launch& l) { return dropped.count(l.call) != 0; });
+    std::erase_if(p.transfers, [&](const tracer::Transfer& t) { return dropped.count(t.call) != 0; });
+    if (p.kernels.size() < kernels)
+      p.notes.push_back({"info", "exported " + std::to_string(p.kernels.size()) + " of " + std::to_string(kernels) +
+                                     " kernels: the correctness, timed and warm-up calls past the first " +
+                                     std::to_string(kExportedPerGroup) +
+                                     " of each shape and mode are left out of this file (kaudit's findings "
+                                     "used them all)"});
+  }
+  return out;
+}
+
+void export_trace(const tracer::Trace& whole, const tracer::Families& families, const std::filesystem::path& dir) {
+  std::filesystem::create_directories(dir);
+  const tracer::Trace trace = trace_for_export(whole);
+  std::ofstream(dir / "trace.json") << tracer::to_json(trace, &families).dump() << "\n";
+  std::ofstream(dir / "trace.chrome.json") << tracer::chrome_trace(trace, families).dump() << "\n";
+}
+
+}  // namespace
+
+json summarize_trace(const std::filesystem::path& dir, long pid, const std::string& solution,
+                     std::vector<rules::Finding>& findings, const rules::RulePack* pack,
+                     const std::filesystem::path& export_dir, const TimedCallTimes& timed_ms) {
+  json out = {{"status", "ok"}};
+  tracer::Trace trace;
+  try {
+    trace = tracer::load_journal_dir(dir.string());
+  } catch (const std::exception& e) {
+    return {{"status", "failed"}, {"reason", e.what()}};
+  }
+  const tracer::Process* proc = nullptr;
+  for (const auto& p : trace.processes)
+    if (p.pid == pid) proc = &p;
+  if (!proc) return {{"status", "failed"}, {"reason", "no journal from the submission's process"}};
+  out["subscribed"] = proc->subscribed;
+  out["complete"] = proc->complete();
+  json notes = json::array();
+  for (const auto& n : proc->notes)
+    if (n.level != "info" && notes.size() < 50) notes.push_back(n.level + ": " + n.text);
+  out["notes"] = notes;
+  if (!proc->subscribed) {
+    out["status"] = "failed";
+    out["reason"] = "CUPTI did not accept the tracer's subscription";
+    return out;
+  }
+  const auto& families = tracer::Families::builtin();
+  if (!export_dir.empty()) {
+    try {
+      export_trace(trace, families, export_dir);
+      out["files"] = {(export_dir / "trace.json").string(), (export_dir / "trace.chrome.json").string()};
+    } catch (const std::exception& e) {
+      out["export_error"] = e.what();
+    }
+  }
+  if (pack) library_findings(*proc, families, *pack, solution, findings);
+  const auto summaries = tracer::summarize_calls(*proc, families);
+
+  // Groups: (phase, shape, mode).
+  struct Group {
+    std::vector<double> kernels, gpu_ms, own_share;
+    std::size_t calls = 0, empty = 0, late = 0, graph_launches = 0, timer_reads = 0;
+    // Timed calls whose GPU work outlasted what their events measured.
+    std::size_t outlasted = 0;
+    std::vector<double> busy_ms, measured_ms;
+    std::map<std::string, double> library_ms;
+  };
+  std::map<std::tuple<std::string, std::string, std::string>, Group> groups;
+  json outside = nullptr;
+  for (const auto& s : summaries) {
+    if (s.call == 0) {
+      outside = {{"kernels", s.kernels}, {"gpu_ms", s.gpu_ns / 1e6}};
+      continue;
+    }
+    auto& g = groups[{s.phase, s.shape, s.mode}];
+    ++g.calls;
+    g.kernels.push_back(static_cast<double>(s.kernels));
+    g.gpu_ms.push_back(s.gpu_ns / 1e6);
+    g.own_share.push_back(s.own_share());
+    if (s.kernels == 0 && s.transfers == 0) ++g.empty;
+    g.late += s.late_kernels;
+    g.graph_launches += s.graph_launches;
+    g.timer_reads += s.timer_reads;
+    if (s.phase == "timed" && s.busy_ns > 0) {
+      const auto t = timed_ms.find({s.shape, s.mode});
+      if (t != timed_ms.end() && s.index >= 0 && static_cast<std::size_t>(s.index) < t->second.size()) {
+        const double busy = s.busy_ns / 1e6, measured = t->second[static_cast<std::size_t>(s.index)];
+        g.busy_ms.push_back(busy);
+        g.measured_ms.push_back(measured);
+        // Events enclose every kernel the caller waits for: the GPU cannot be
+        // busier than they measured, beyond clock noise.
+        if (busy > 1.5 * measured + 0.005) ++g.outlasted;
+      }
+    }
+    for (const auto& [lib, b] : s.libraries) g.library_ms[lib] += b.gpu_ns / 1e6;
+  }
+  auto median = [](std::vector<double> v) {
+    if (v.empty()) return 0.0;
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  json gdocs = json::array();
+  for (const auto& [key, g] : groups) {
+    const auto& [phase, shape, mode] = key;
+    gdocs.push_back({{"phase", phase},
+                     {"shape", shape},
+                     {"mode", mode},
+                     {"calls", g.calls},
+                     {"median_kernels", median(g.kernels)},
+                     {"median_gpu_ms", median(g.gpu_ms)},
+                     {"median_own_share", median(g.own_share)},
+                     {"calls_without_gpu_work", g.empty},
+                     {"late_kernels", g.late},
+                     {"graph_launches", g.graph_launches},
+                     {"timer_reads", g.timer_reads},
+                     {"library_gpu_ms", g.library_ms}});
+    if (g.timer_reads > 0)
+      findings.push_back(make_probe_finding(
+          "timer-read-in-call", solution, phase + " calls, shape " + shape + (mode.empty() ? "" : ", " + mode),
+          "On shape " + shape + " the submission read a GPU timer (cudaEventElapsedTime) " +
+              std::to_string(g.timer_reads) + " time(s) inside its " + phase +
+              " calls: it measured its own speed while being measured."));
+    if (phase != "timed") continue;
+    if (!g.busy_ms.empty()) {
+      gdocs.back()["median_busy_ms"] = median(g.busy_ms);
+      gdocs.back()["median_measured_ms"] = median(g.measured_ms);
+      gdocs.back()["calls_outlasting_timing"] = g.outlasted;
+    }
+    if (g.outlasted * 2 > g.busy_ms.size()) {
+      char fig[96];
+      std::snprintf(fig, sizeof fig, "%.4f ms against %.4f ms", median(g.busy_ms), median(g.measured_ms));
+      findings.push_back(make_probe_finding(
+          "gpu-work-outside-timing", solution, "shape " + shape + ", " + mode,
+          "On shape " + shape + " (" + mode + ") " + std::to_string(g.outlasted) + " of " +
+              std::to_string(g.busy_ms.size()) + " timed calls kept the GPU busy longer than their timing events " +
+              "measured (median " + fig + "): their work ran outside the timed interval."));
+    } else if (g.late > 0)
+      findings.push_back(make_probe_finding(
+          "gpu-work-outside-timing", solution, "shape " + shape + ", " + mode,
+          "On shape " + shape + " (" + mode + ") " + std::to_string(g.late) +
+              " kernels launched by timed calls were still running after the call's end event."));
+    if (g.empty > 0) {
+      // Only an offence when the same shape's correctness calls did work
+      // (any of them: a submission that stops working after its first calls
+      // leaves most of them empty too).
+      const auto c = groups.find({"correctness", shape, ""});
+      if (c != groups.end() && !c->second.kernels.empty() &&
+          *std::max_element(c->second.kernels.begin(), c->second.kernels.end()) > 0)
+        findings.push_back(make_probe_finding(
+            "no-kernels-in-timed-call", solution, "shape " + shape + ", " + mode,
+            "On shape " + shape + " " + std::to_string(g.empty) + " of " + std::to_string(g.calls) + " timed " +
+                mode + " calls launched no GPU work, while its correctness calls launched kernels."));
+    }
+  }
+  out["groups"] = gdocs;
+  out["outside_calls"] = outside;
+  return out;
+}
+#endif
+
+}  // namespace kaudit::run
