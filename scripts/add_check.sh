@@ -9,7 +9,10 @@
 # Creates analyzer/checks/<id_with_underscores>.cpp (a check that reports
 # nothing yet), appends KAUDIT_CHECK(<name>) to analyzer/checks/check_list.def,
 # creates tests/analyzer/checks/<id>/ with a positive and a negative fixture,
-# and prints what is left to do by hand. Refuses to overwrite anything.
+# gives a cheat or benchmark_aware id its verdict policy entry (in
+# verdict.static_leads of rules/packs/default.json: it never decides until a
+# person moves it to static_decides or confirmed_by), and prints what is left
+# to do by hand. Refuses to overwrite anything.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -85,6 +88,18 @@ CPP
 
 echo "KAUDIT_CHECK($name)" >> "$list"
 
+# The verdict policy entry (tests/unit/policy_test.cpp requires one for ids
+# that could decide): a lead until someone decides otherwise.
+pack="$root/rules/packs/default.json"
+policy_note="$id needs no verdict policy entry (category $category never decides)."
+if [[ "$category" == cheat || "$category" == benchmark_aware ]]; then
+  [[ -f "$pack" ]] || { echo "add_check: no $pack" >&2; exit 1; }
+  grep -q '"static_leads": \[' "$pack" || { echo "add_check: $pack has no verdict.static_leads" >&2; exit 1; }
+  sed -i -E "s/^( *)\"static_leads\": \[\]/\1\"static_leads\": [\"$id\"]/; t; s/^( *)\"static_leads\": \[/\1\"static_leads\": [\"$id\", /" "$pack"
+  policy_note="Added $id to verdict.static_leads in rules/packs/default.json: it never decides until you move it
+     to static_decides (its presence is the offence) or confirmed_by (runtime ids that confirm it); docs/rules.md."
+fi
+
 mkdir -p "$tests"
 cat > "$tests/positive.py" <<PY
 # $id: TODO code that the check must report (the expectation sits on the line).
@@ -115,5 +130,5 @@ Left to do by hand:
   1. Fill in the TODOs of kInfo and write run(); make the fixtures real (CONTRIBUTING.md, "Inline expectations").
   2. Re-run cmake's configure (checks/*.cpp is globbed), build, and run expectations_test.
   3. Regenerate the finding reference: kaudit explain --all --markdown > docs/findings.md
-  4. Reminder: give $id a verdict policy entry in rules/packs/default.json (its format is being defined).
+  4. $policy_note
 MSG

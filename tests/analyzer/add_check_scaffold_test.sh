@@ -7,6 +7,9 @@ scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
 mkdir -p "$scratch/analyzer/checks" "$scratch/tests/analyzer/checks"
 cp "$src/analyzer/checks/check_list.def" "$scratch/analyzer/checks/"
+mkdir -p "$scratch/rules/packs"
+cp "$src/rules/packs/default.json" "$scratch/rules/packs/"
+pack_before="$(md5sum "$src/rules/packs/default.json")"
 before="$(md5sum "$src/analyzer/checks/check_list.def")"
 
 "$src/scripts/add_check.sh" --root "$scratch" scaffold-probe suspicious python,cxx > "$scratch/out.txt"
@@ -24,7 +27,15 @@ grep -q '# expect: scaffold-probe' "$scratch/tests/analyzer/checks/scaffold-prob
 [[ -f "$scratch/tests/analyzer/checks/scaffold-probe/negative.py" ]] || fail "no negative fixture"
 ! grep -q 'expect:' "$scratch/tests/analyzer/checks/scaffold-probe/negative.py" || fail "negative fixture expects"
 grep -q 'docs/findings.md' "$scratch/out.txt" || fail "no docs step printed"
-grep -q 'rules/packs/default.json' "$scratch/out.txt" || fail "no policy reminder printed"
+grep -q 'needs no verdict policy entry' "$scratch/out.txt" || fail "no policy note printed"
+cmp -s "$scratch/rules/packs/default.json" "$src/rules/packs/default.json" || fail "a suspicious check changed the policy"
+# A check that could decide gets a verdict policy entry: a lead, twice over.
+"$src/scripts/add_check.sh" --root "$scratch" scaffold-lead cheat python > "$scratch/out2.txt" || fail "cheat check not made"
+"$src/scripts/add_check.sh" --root "$scratch" scaffold-lead-two benchmark_aware cxx > /dev/null || fail "second not made"
+leads="$(python3 -c 'import json,sys; print(" ".join(json.load(open(sys.argv[1]))["verdict"]["static_leads"]))' \
+         "$scratch/rules/packs/default.json")" || fail "default.json is no longer valid JSON"
+[[ " $leads " == *" scaffold-lead "* && " $leads " == *" scaffold-lead-two "* ]] || fail "static_leads is '$leads'"
+grep -q 'verdict.static_leads' "$scratch/out2.txt" || fail "no policy step printed"
 # A second run refuses to overwrite.
 if "$src/scripts/add_check.sh" --root "$scratch" scaffold-probe suspicious python > /dev/null 2>&1; then
   fail "a second run did not refuse"
@@ -32,5 +43,6 @@ fi
 # A bad id is refused.
 if "$src/scripts/add_check.sh" --root "$scratch" Bad_Id cheat python > /dev/null 2>&1; then fail "bad id accepted"; fi
 [[ "$(md5sum "$src/analyzer/checks/check_list.def")" == "$before" ]] || fail "the real check list changed"
+[[ "$(md5sum "$src/rules/packs/default.json")" == "$pack_before" ]] || fail "the real rule pack changed"
 [[ ! -e "$src/analyzer/checks/scaffold_probe.cpp" && ! -e "$src/tests/analyzer/checks/scaffold-probe" ]] || fail "wrote into the real tree"
 echo "add_check_scaffold: ok"
