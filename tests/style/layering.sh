@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Dependencies point one way (CONTRIBUTING.md, "Layout"):
+#   app -> audit -> analyzer / run / report -> evidence -> rules
+# with the tracer beside them (read by run through its trace model). Fails
+# when a product source includes a header of a folder it may not use.
+#   tests/style/layering.sh REPO_ROOT
+set -uo pipefail
+root="$1"
+cd "$root" || exit 2
+# folder: the folders it may include from ("kaudit/" is the generated version header).
+declare -A allowed=(
+  [rules]="rules"
+  [evidence]="evidence rules"
+  [tracer]="tracer"
+  [analyzer]="analyzer evidence rules kaudit"
+  [run]="run evidence rules tracer"
+  [report]="report evidence rules"
+  [audit]="audit analyzer run report evidence rules tracer kaudit"
+  [app]="app audit analyzer run report evidence rules tracer kaudit"
+)
+fail=0 checked=0
+for folder in "${!allowed[@]}"; do
+  [[ -d $folder ]] || continue
+  while IFS=: read -r file line text; do
+    target=$(sed -E 's/.*#include "([a-z_]+)\/.*/\1/' <<<"$text")
+    checked=$((checked + 1))
+    if [[ " ${allowed[$folder]} " != *" $target "* ]]; then
+      echo "$file:$line: $folder/ may not include $target/ (${text#*#include })"
+      fail=1
+    fi
+  done < <(grep -rnE '^#include "[a-z_]+/' "$folder" --include='*.h' --include='*.cpp' --include='*.cu')
+done
+if ((fail)); then echo "FAIL: a dependency points the wrong way"; exit 1; fi
+echo "OK: $checked includes, every dependency points one way"
