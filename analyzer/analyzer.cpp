@@ -1,8 +1,10 @@
 #include "analyzer/analyzer.h"
 
 #include "analyzer/checks/registry.h"
+#include "analyzer/gpu_toolchains.h"
 
 #include <algorithm>
+#include <chrono>
 #include <exception>
 
 namespace kaudit::analyzer {
@@ -72,7 +74,7 @@ Analyzer::Analyzer(AnalyzerOptions options) : options_(std::move(options)) {
 
 Analyzer::~Analyzer() = default;
 
-std::vector<rules::Finding> Analyzer::analyze_file(const fs::path& path) const {
+std::vector<rules::Finding> Analyzer::analyze_file(const fs::path& path, SubmissionFacts* learned) const {
   LoadedSource loaded = load_source(path);
   if (!loaded.file) {
     std::vector<rules::Finding> out;
@@ -80,10 +82,11 @@ std::vector<rules::Finding> Analyzer::analyze_file(const fs::path& path) const {
       out.push_back(incomplete(path.string(), 0, path.string() + " " + p.reason + "; nothing in it was analysed."));
     return out;
   }
-  return analyze_source(std::move(*loaded.file), std::move(loaded.problems));
+  return analyze_source(std::move(*loaded.file), std::move(loaded.problems), learned);
 }
 
-std::vector<rules::Finding> Analyzer::analyze_text(const std::string& path, std::string text) const {
+std::vector<rules::Finding> Analyzer::analyze_text(const std::string& path, std::string text,
+                                                   SubmissionFacts* learned) const {
   std::vector<LoadProblem> problems;
   if (size_t bad = make_valid_utf8(text))
     problems.push_back({std::to_string(bad) + " byte(s) of invalid UTF-8 were replaced before parsing", false});
@@ -94,10 +97,11 @@ std::vector<rules::Finding> Analyzer::analyze_text(const std::string& path, std:
                : (ext == ".cpp" || ext == ".cc" || ext == ".h" || ext == ".hpp") ? Language::cpp
                                                                                  : Language::python;
   f.text = std::move(text);
-  return analyze_source(std::move(f), std::move(problems));
+  return analyze_source(std::move(f), std::move(problems), learned);
 }
 
-std::vector<rules::Finding> Analyzer::analyze_source(SourceFile file, std::vector<LoadProblem> problems) const {
+std::vector<rules::Finding> Analyzer::analyze_source(SourceFile file, std::vector<LoadProblem> problems,
+                                                     SubmissionFacts* learned) const {
   std::vector<rules::Finding> findings;
   const std::string path = file.path;
   for (const auto& p : problems) findings.push_back(incomplete(path, 0, path + ": " + p.reason + "."));
@@ -111,6 +115,7 @@ std::vector<rules::Finding> Analyzer::analyze_source(SourceFile file, std::vecto
   if (file.language == Language::python) {
     module = python::Module::parse(std::move(file));
     submission.python = module.get();
+    if (learned) learned->gpu_toolchains = gpu_toolchains(*module);
     const auto& errors = module->syntax_error_lines();
     if (!errors.empty())
       findings.push_back(incomplete(path, errors.front(),
@@ -127,6 +132,7 @@ std::vector<rules::Finding> Analyzer::analyze_source(SourceFile file, std::vecto
   } else {
     standalone = std::move(file);
     cxx_sources.push_back(&standalone);
+    if (learned) learned->gpu_toolchains = {"c++/cuda"};
   }
 
   // Facts must not move once checks hold pointers to them: reserve once.
@@ -168,6 +174,14 @@ std::vector<rules::Finding> Analyzer::analyze_source(SourceFile file, std::vecto
   }
   rules::sort_and_deduplicate(findings);
   return findings;
+}
+
+FileReport report_file(const Analyzer& analyzer, const fs::path& path) {
+  const auto start = std::chrono::steady_clock::now();
+  SubmissionFacts facts;
+  FileReport r{path.string(), analyzer.analyze_file(path, &facts), 0, facts.gpu_toolchains};
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return r;
 }
 
 }  // namespace kaudit::analyzer

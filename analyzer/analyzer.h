@@ -6,6 +6,7 @@
 
 #include "analyzer/check.h"
 #include "analyzer/cxx/front.h"
+#include "analyzer/report.h"
 #include "rules/finding.h"
 #include "rules/problem.h"
 #include "rules/rule_pack.h"
@@ -28,25 +29,38 @@ struct AnalyzerOptions {
   bool read_cxx = true;  // false: skip the Clang front (faster, fewer findings)
 };
 
+// What the analyzer learned about a submission beyond its findings.
+struct SubmissionFacts {
+  // GPU toolchains it imports or calls (analyzer/gpu_toolchains.h); a .cu or
+  // .cpp file given alone needs "c++/cuda". Empty: pure PyTorch.
+  std::vector<std::string> gpu_toolchains;
+};
+
 class Analyzer {
  public:
   explicit Analyzer(AnalyzerOptions options);
   ~Analyzer();
 
-  std::vector<rules::Finding> analyze_file(const std::filesystem::path& path) const;
+  // `facts`, when given, receives what was learned besides the findings.
+  std::vector<rules::Finding> analyze_file(const std::filesystem::path& path, SubmissionFacts* facts = nullptr) const;
   // Analyses text already in memory (tests, benchmarks); `path` decides the language.
-  std::vector<rules::Finding> analyze_text(const std::string& path, std::string text) const;
+  std::vector<rules::Finding> analyze_text(const std::string& path, std::string text,
+                                           SubmissionFacts* facts = nullptr) const;
 
   const rules::RulePack& rules() const { return rules_; }
 
  private:
-  std::vector<rules::Finding> analyze_source(SourceFile file, std::vector<LoadProblem> problems) const;
+  std::vector<rules::Finding> analyze_source(SourceFile file, std::vector<LoadProblem> problems,
+                                             SubmissionFacts* facts) const;
 
   AnalyzerOptions options_;
   rules::RulePack rules_;
   std::unique_ptr<python::Module> reference_;  // the problem's reference.py
   ProblemFacts problem_facts_;
 };
+
+// One file analysed and timed, with its facts, as the reports take it.
+FileReport report_file(const Analyzer& analyzer, const std::filesystem::path& path);
 
 // Every integer literal inside the SHAPES assignment of a shapes.py (or,
 // when there is none, every integer literal in the file).

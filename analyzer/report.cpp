@@ -74,7 +74,9 @@ nlohmann::json render_json(const std::vector<FileReport>& files, const ReportHea
     auto findings = nlohmann::json::array();
     for (const auto& x : f.findings) findings.push_back(rules::to_json(x));
     total += f.findings.size();
-    arr.push_back({{"path", f.path}, {"seconds", f.seconds}, {"findings", findings}});
+    nlohmann::json entry = {{"path", f.path}, {"seconds", f.seconds}, {"findings", findings}};
+    if (f.gpu_toolchains) entry["gpu_toolchains"] = *f.gpu_toolchains;
+    arr.push_back(entry);
   }
   doc["files"] = arr;
   doc["summary"] = {{"files", files.size()}, {"findings", total}, {"by_category", count_by_category(files)}};

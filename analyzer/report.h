@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,8 @@ struct FileReport {
   std::string path;
   std::vector<rules::Finding> findings;
   double seconds = 0;  // analysis time of this file
+  // GPU toolchains it needs (SubmissionFacts); written to JSON when known.
+  std::optional<std::vector<std::string>> gpu_toolchains;
 };
 
 struct ReportHeader {

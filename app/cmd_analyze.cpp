@@ -4,7 +4,6 @@
 #include "app/commands.h"
 
 #include <algorithm>
-#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -70,12 +69,7 @@ int run_analyze(const AnalyzeArgs& args) {
   analyzer::Analyzer an(std::move(options));
   analyzer::ReportHeader header{an.rules().name, problem_name};
   std::vector<analyzer::FileReport> reports;
-  for (const auto& f : files) {
-    const auto start = std::chrono::steady_clock::now();
-    analyzer::FileReport r{f.string(), an.analyze_file(f), 0};
-    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    reports.push_back(std::move(r));
-  }
+  for (const auto& f : files) reports.push_back(analyzer::report_file(an, f));
 
   std::string text;
   if (args.format == "json")

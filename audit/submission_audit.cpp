@@ -33,8 +33,16 @@ const rules::RulePack& BatchPlan::pack_of(const AuditItem& item) const {
 namespace {
 
 // Submissions that need a GPU toolchain cannot run in CPU mode; only
-// pure-PyTorch ones do (DESIGN.md, runner, --device cpu).
-bool needs_gpu(const fs::path& source) {
+// pure-PyTorch ones do (DESIGN.md, runner, --device cpu). The analysis says
+// which toolchains a submission imports or calls; without one (an analysis
+// made by an older kaudit, or none at all) any marker in the text counts.
+bool needs_gpu(const fs::path& source, const std::optional<json>& analysis) {
+  if (analysis) {
+    const json files = analysis->value("files", json::array());
+    if (files.is_array() && files.size() == 1 && files[0].is_object() && files[0].contains("gpu_toolchains") &&
+        files[0]["gpu_toolchains"].is_array())
+      return !files[0]["gpu_toolchains"].empty();
+  }
   const std::string text = evidence::read_text_file(source);
   for (const char* marker : {"triton", "load_inline", "cpp_extension", "cupy", "RawKernel", "nvrtc", "numba", "ctypes"})
     if (text.find(marker) != std::string::npos) return true;
@@ -84,11 +92,8 @@ std::optional<json> analyze_submission(const AuditItem& item, const BatchPlan& p
 #ifdef KAUDIT_HAVE_ANALYZER
   if (plan.force || !fs::exists(dir / "analysis.json")) {
     analyzer::Analyzer& an = analyzer_for(item, plan);
-    const auto start = std::chrono::steady_clock::now();
-    analyzer::FileReport r{item.source.string(), an.analyze_file(item.source), 0};
-    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const rules::Problem* problem = plan.problem_of(item);
-    json doc = analyzer::render_json({r}, {an.rules().name, problem ? problem->name : ""});
+    json doc = analyzer::render_json({analyzer::report_file(an, item.source)}, {an.rules().name, problem ? problem->name : ""});
     evidence::write_json_file(dir / "analysis.json", doc);
     return doc;
   }
@@ -102,7 +107,7 @@ SubmissionOutcome audit_submission(const AuditItem& item, const std::optional<js
   const auto start = std::chrono::steady_clock::now();
   SubmissionOutcome out{json(), "done", 0, ""};
   const bool runnable = item.problem && item.source.extension() == ".py" && plan.device != "none" &&
-                        (plan.device == "cuda" || !needs_gpu(item.source));
+                        (plan.device == "cuda" || !needs_gpu(item.source, analysis));
   std::optional<json> run_doc = evidence::read_json_file(dir / "run.json");
   const auto old = evidence::read_json_file(dir / "verdict.json");
   // Resuming keeps what was decided; what was not run before is run now
