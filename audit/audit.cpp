@@ -73,7 +73,7 @@ void print_progress(const AuditItem& it, const SubmissionOutcome& out, const jso
 
 // Stage 2: runs (in parallel with --jobs) and verdicts. Jobs on one device
 // take turns at it (run::RunOptions::device_turns).
-std::vector<json> run_jobs(const std::vector<AuditItem>& items, const std::vector<std::optional<json>>& analyses,
+std::vector<json> run_jobs(const std::vector<AuditItem>& items, const std::vector<std::optional<StaticEvidence>>& analyses,
                            const BatchPlan& plan, const AuditOptions& o) {
   const int jobs = std::max(1, std::min<int>(o.jobs, static_cast<int>(items.size())));
   std::vector<JobSlot> slots(static_cast<std::size_t>(jobs));
@@ -148,7 +148,7 @@ json run_audit(const std::vector<AuditItem>& items, const AuditOptions& o) {
   const BatchPlan plan = make_batch_plan(items, o, have_gpu);
 
   // Stage 1, in order: the submission's record and its static analysis.
-  std::vector<std::optional<json>> analyses;
+  std::vector<std::optional<StaticEvidence>> analyses;
   for (const auto& it : items) analyses.push_back(analyze_submission(it, plan));
   const json entries = run_jobs(items, analyses, plan, o);
 

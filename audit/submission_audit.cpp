@@ -4,6 +4,7 @@
 #include "evidence/schemas.h"
 #include "evidence/verdict_document.h"
 #include "run/run.h"
+#include "run/run_result.h"
 
 #ifdef KAUDIT_HAVE_ANALYZER
 #include "analyzer/analyzer.h"
@@ -34,19 +35,43 @@ namespace {
 
 // Submissions that need a GPU toolchain cannot run in CPU mode; only
 // pure-PyTorch ones do (DESIGN.md, runner, --device cpu). The analysis says
-// which toolchains a submission imports or calls; without one (an analysis
+// which toolchains a submission imports or calls; without that (an analysis
 // made by an older kaudit, or none at all) any marker in the text counts.
-bool needs_gpu(const fs::path& source, const std::optional<json>& analysis) {
-  if (analysis) {
-    const json files = analysis->value("files", json::array());
-    if (files.is_array() && files.size() == 1 && files[0].is_object() && files[0].contains("gpu_toolchains") &&
-        files[0]["gpu_toolchains"].is_array())
-      return !files[0]["gpu_toolchains"].empty();
-  }
+bool needs_gpu(const fs::path& source, const std::optional<StaticEvidence>& analysis) {
+  if (analysis && analysis->gpu_toolchains) return !analysis->gpu_toolchains->empty();
   const std::string text = evidence::read_text_file(source);
   for (const char* marker : {"triton", "load_inline", "cpp_extension", "cupy", "RawKernel", "nvrtc", "numba", "ctypes"})
     if (text.find(marker) != std::string::npos) return true;
   return false;
+}
+
+// A saved analysis.json read back (resuming a batch, or one made elsewhere).
+StaticEvidence static_evidence_of(const json& doc) {
+  StaticEvidence e;
+  try {
+    e.findings = evidence::analysis_findings(doc);
+    const json files = doc.value("files", json::array());
+    if (files.is_array() && files.size() == 1 && files[0].is_object() && files[0].contains("gpu_toolchains"))
+      e.gpu_toolchains = files[0]["gpu_toolchains"].get<std::vector<std::string>>();
+  } catch (const std::exception& ex) {
+    e.unreadable = std::string("analysis.json: ") + ex.what();
+  }
+  return e;
+}
+
+// What the verdict reads of a run: made now, or saved by an earlier audit.
+struct RunEvidence {
+  rules::RunFacts facts;
+  json timing = json::array();
+  std::optional<double> seconds;
+};
+
+std::optional<RunEvidence> saved_run(const fs::path& path) {
+  const auto doc = evidence::read_json_file(path);
+  if (!doc) return std::nullopt;
+  RunEvidence r{evidence::run_facts(*doc), evidence::timing_of(&*doc), std::nullopt};  // throws when malformed
+  if (doc->contains("seconds") && (*doc)["seconds"].is_number()) r.seconds = (*doc)["seconds"].get<double>();
+  return r;
 }
 
 #ifdef KAUDIT_HAVE_ANALYZER
@@ -81,7 +106,7 @@ run::RunOptions run_options(const AuditItem& item, const BatchPlan& plan, const 
 
 }  // namespace
 
-std::optional<json> analyze_submission(const AuditItem& item, const BatchPlan& plan) {
+std::optional<StaticEvidence> analyze_submission(const AuditItem& item, const BatchPlan& plan) {
   const fs::path dir = plan.out_dir / item.key;
   fs::create_directories(dir);
   evidence::write_json_file(dir / "submission.json",
@@ -93,46 +118,65 @@ std::optional<json> analyze_submission(const AuditItem& item, const BatchPlan& p
   if (plan.force || !fs::exists(dir / "analysis.json")) {
     analyzer::Analyzer& an = analyzer_for(item, plan);
     const rules::Problem* problem = plan.problem_of(item);
-    json doc = analyzer::render_json({analyzer::report_file(an, item.source)}, {an.rules().name, problem ? problem->name : ""});
-    evidence::write_json_file(dir / "analysis.json", doc);
-    return doc;
+    const analyzer::FileReport report = analyzer::report_file(an, item.source);
+    evidence::write_json_file(dir / "analysis.json",
+                              analyzer::render_json({report}, {an.rules().name, problem ? problem->name : ""}));
+    return StaticEvidence{report.findings, report.gpu_toolchains, ""};
   }
 #endif
-  return evidence::read_json_file(dir / "analysis.json");
+  const auto doc = evidence::read_json_file(dir / "analysis.json");
+  if (!doc) return std::nullopt;
+  return static_evidence_of(*doc);
 }
 
-SubmissionOutcome audit_submission(const AuditItem& item, const std::optional<json>& analysis, const BatchPlan& plan,
-                                   const JobSlot& slot) {
+// The run of a submission that can run and has none saved (or --force):
+// made now and written as run.json; else the saved one, if any.
+std::optional<RunEvidence> run_evidence(const AuditItem& item, const BatchPlan& plan, const JobSlot& slot,
+                                        bool runnable, SubmissionOutcome& out) {
+  const fs::path path = plan.out_dir / item.key / "run.json";
+  if (!runnable || (!plan.force && fs::exists(path))) return saved_run(path);
+  try {
+    const run::RunResult result = run::run_protocol(run_options(item, plan, slot));
+    evidence::write_json_file(path, result.to_json());
+    return RunEvidence{result.facts(), result.timing, result.seconds};
+  } catch (const std::exception& e) {
+    out.status = "failed";
+    out.error = std::string("the run could not start: ") + e.what();
+    return std::nullopt;
+  }
+}
+
+SubmissionOutcome audit_submission(const AuditItem& item, const std::optional<StaticEvidence>& analysis,
+                                   const BatchPlan& plan, const JobSlot& slot) {
   const fs::path dir = plan.out_dir / item.key;
   const auto start = std::chrono::steady_clock::now();
   SubmissionOutcome out{json(), "done", 0, ""};
   const bool runnable = item.problem && item.source.extension() == ".py" && plan.device != "none" &&
                         (plan.device == "cuda" || !needs_gpu(item.source, analysis));
-  std::optional<json> run_doc = evidence::read_json_file(dir / "run.json");
   const auto old = evidence::read_json_file(dir / "verdict.json");
   // Resuming keeps what was decided; what was not run before is run now
   // when it can be (a static-only batch finished on a GPU machine).
   const bool old_not_run = old && old->value("result", "") == "not-run";
-  if (old && !plan.force && !(old_not_run && runnable && !run_doc)) {
+  std::optional<double> run_seconds;
+  if (old && !plan.force && !(old_not_run && runnable && !fs::exists(dir / "run.json"))) {
     out.verdict = *old;
     out.status = old_not_run ? "not-run" : "done";
-  } else {
-    if (runnable && (plan.force || !run_doc)) {
-      run_doc.reset();
-      try {
-        run_doc = run::run_submission(run_options(item, plan, slot));
-        evidence::write_json_file(dir / "run.json", *run_doc);
-      } catch (const std::exception& e) {
-        out.status = "failed";
-        out.error = std::string("the run could not start: ") + e.what();
-      }
-    } else if (!runnable) {
-      out.status = "not-run";
-    }
     try {
-      out.verdict = evidence::decide_verdict_document(item.source.string(), analysis ? &*analysis : nullptr,
-                                                      run_doc ? &*run_doc : nullptr, plan.pack_of(item).verdict);
+      if (const auto saved = saved_run(dir / "run.json")) run_seconds = saved->seconds;
+    } catch (const std::exception&) {  // the kept verdict stands; its time is this audit's
+    }
+  } else {
+    if (!runnable) out.status = "not-run";
+    try {
+      if (analysis && !analysis->unreadable.empty()) throw std::runtime_error(analysis->unreadable);
+      const std::optional<RunEvidence> ran = run_evidence(item, plan, slot, runnable, out);
+      rules::VerdictInput in{item.source.string(), std::nullopt, std::nullopt};
+      if (analysis) in.static_findings = analysis->findings;
+      if (ran) in.run = ran->facts;
+      out.verdict = evidence::verdict_to_json(rules::decide_verdict(in, plan.pack_of(item).verdict),
+                                              ran ? ran->timing : json::array());
       evidence::write_json_file(dir / "verdict.json", out.verdict);
+      if (ran) run_seconds = ran->seconds;
     } catch (const std::exception& e) {
       out.status = "failed";
       out.verdict = {{"result", "not-run"}, {"integrity", "not-run"}};
@@ -141,9 +185,8 @@ SubmissionOutcome audit_submission(const AuditItem& item, const std::optional<js
   }
   // A submission's time: its run's wall time when it was run (also when a
   // resumed batch kept it), else what this audit spent on it.
-  const json seconds = run_doc ? run_doc->value("seconds", json()) : json();
-  out.seconds = seconds.is_number() ? seconds.get<double>()
-                                    : std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  out.seconds = run_seconds ? *run_seconds
+                            : std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return out;
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "audit/items.h"
+#include "rules/finding.h"
 #include "rules/problem.h"
 #include "rules/rule_pack.h"
 #include "run/device_turns.h"
@@ -15,6 +16,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace kaudit::audit {
 
@@ -34,10 +36,17 @@ struct BatchPlan {
   const rules::RulePack& pack_of(const AuditItem& item) const;  // the default pack without a problem
 };
 
+// What the static analysis contributed.
+struct StaticEvidence {
+  std::vector<rules::Finding> findings;
+  std::optional<std::vector<std::string>> gpu_toolchains;  // unknown in an analysis.json of an older kaudit
+  std::string unreadable;  // why a saved analysis.json could not be read; empty when it could
+};
+
 // Stage 1, in order: writes submission.json and, unless it is there already
-// (and not --force), analysis.json. Returns the analysis document, or
-// nothing where the analyzer is not built and none was saved.
-std::optional<nlohmann::json> analyze_submission(const AuditItem& item, const BatchPlan& plan);
+// (and not --force), analysis.json. Returns the analysis, or nothing where
+// the analyzer is not built and none was saved.
+std::optional<StaticEvidence> analyze_submission(const AuditItem& item, const BatchPlan& plan);
 
 // Where a job runs: the CUDA device it is given and the turns it shares.
 struct JobSlot {
@@ -54,7 +63,7 @@ struct SubmissionOutcome {
 
 // Stage 2, on a worker: runs the submission when it can and has not been
 // run, then decides its verdict from the evidence in memory.
-SubmissionOutcome audit_submission(const AuditItem& item, const std::optional<nlohmann::json>& analysis,
+SubmissionOutcome audit_submission(const AuditItem& item, const std::optional<StaticEvidence>& analysis,
                                    const BatchPlan& plan, const JobSlot& slot);
 
 // Decides a saved submission's verdict from its evidence folder again.

@@ -7,9 +7,7 @@
 namespace kaudit::evidence {
 using json = nlohmann::json;
 
-namespace {
-
-std::vector<rules::Finding> findings_of_analysis(const json& doc) {
+std::vector<rules::Finding> analysis_findings(const json& doc) {
   std::vector<rules::Finding> out;
   auto take = [&](const json& entry) {
     for (const auto& f : entry.at("findings")) out.push_back(rules::finding_from_json(f));
@@ -38,17 +36,19 @@ rules::RunFacts run_facts(const json& run) {
   return facts;
 }
 
-}  // namespace
-
 rules::VerdictInput verdict_input(const std::string& submission, const json* analysis, const json* run) {
   rules::VerdictInput in;
   in.submission = submission;
-  if (analysis) in.static_findings = findings_of_analysis(*analysis);
+  if (analysis) in.static_findings = analysis_findings(*analysis);
   if (run) in.run = run_facts(*run);
   return in;
 }
 
-json verdict_to_json(const rules::Verdict& v, const json* run) {
+json timing_of(const json* run) {
+  return run && run->contains("timing") && (*run)["timing"].is_array() ? (*run)["timing"] : json::array();
+}
+
+json verdict_to_json(const rules::Verdict& v, const json& timing) {
   json deciding = json::array(), beside = json::array();
   for (const auto& f : v.deciding) deciding.push_back(rules::to_json(f));
   for (const auto& f : v.beside) beside.push_back(rules::to_json(f));
@@ -62,13 +62,13 @@ json verdict_to_json(const rules::Verdict& v, const json* run) {
           {"deciding", deciding},
           {"beside", beside},
           // Bench and fresh times per shape, as the run measured them.
-          {"timing", run && run->contains("timing") && (*run)["timing"].is_array() ? (*run)["timing"] : json::array()},
+          {"timing", timing},
           {"evidence", {{"static", v.had_static}, {"run", v.had_run}}}};
 }
 
 json decide_verdict_document(const std::string& submission, const json* analysis, const json* run,
                              const rules::VerdictPolicy& policy) {
-  return verdict_to_json(rules::decide_verdict(verdict_input(submission, analysis, run), policy), run);
+  return verdict_to_json(rules::decide_verdict(verdict_input(submission, analysis, run), policy), timing_of(run));
 }
 
 }  // namespace kaudit::evidence

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <vector>
 
 namespace kaudit::evidence {
 
@@ -16,9 +17,16 @@ namespace kaudit::evidence {
 // std::runtime_error naming what is wrong when a document is malformed.
 rules::VerdictInput verdict_input(const std::string& submission, const nlohmann::json* analysis,
                                   const nlohmann::json* run);
+// The parts: the findings of a kaudit-analysis/1 document (or one files[]
+// entry), and what a kaudit-run/1 document says for the verdict.
+std::vector<rules::Finding> analysis_findings(const nlohmann::json& analysis);
+rules::RunFacts run_facts(const nlohmann::json& run);
 
-// The verdict document; `run` (may be null) lends its timing table.
-nlohmann::json verdict_to_json(const rules::Verdict& verdict, const nlohmann::json* run);
+// The verdict document; `timing` is the run's per-shape timing table (an
+// empty array without a run).
+nlohmann::json verdict_to_json(const rules::Verdict& verdict, const nlohmann::json& timing);
+// The timing table of a kaudit-run/1 document, or an empty array.
+nlohmann::json timing_of(const nlohmann::json* run);
 
 // Reads, decides and writes in one step.
 nlohmann::json decide_verdict_document(const std::string& submission, const nlohmann::json* analysis,

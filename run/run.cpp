@@ -98,7 +98,9 @@ bool reference_inputs_intact(const Workspace& ws, const FileSeal& seal, RunResul
 
 }  // namespace
 
-json run_submission(const RunOptions& o) {
+json run_submission(const RunOptions& o) { return run_protocol(o).to_json(); }
+
+RunResult run_protocol(const RunOptions& o) {
   const RunPlan plan = make_run_plan(o);
   Workspace ws;
   ws.keep(o.keep_temp);
@@ -111,7 +113,7 @@ json run_submission(const RunOptions& o) {
   auto finished = [&]() {
     result.seconds = std::chrono::duration<double>(clock_type::now() - run_started).count();
     if (device.shared_device()) result.device_wait_seconds = device.wait_seconds();
-    return result.to_json();
+    return std::move(result);
   };
 
   // The submission starts at once: its import and build overlap the

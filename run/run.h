@@ -61,9 +61,13 @@ struct RunOptions {
   std::shared_ptr<DeviceTurns> device_turns;
 };
 
-// Runs the protocol and returns the result document (schema kaudit-run/1).
-// A failing submission is a result ("error", "incorrect"), not an exception;
-// throws std::runtime_error only for bad options or an unreadable problem.
+struct RunResult;
+
+// Runs the protocol and returns what it found (run/run_result.h). A failing
+// submission is a result ("error", "incorrect"), not an exception; throws
+// std::runtime_error only for bad options or an unreadable problem.
+RunResult run_protocol(const RunOptions& options);
+// The same, as the result document (schema kaudit-run/1).
 nlohmann::json run_submission(const RunOptions& options);
 
 // The interpreter to use: `requested`, or the default for the device, as an

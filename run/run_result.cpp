@@ -33,13 +33,10 @@ json RunResult::to_json() const {
               {"problem_files", problem_files},
               {"phases", phases},
               {"seconds", seconds}};
-  if (error) {
-    doc["error"] = {{"phase", error->phase}, {"reason", error->reason}};
-    if (!error->detail.is_null()) doc["error"]["detail"] = error->detail;
-  } else {
-    doc["result"] = all_correct ? "correct" : "incorrect";
-    if (!all_correct) doc["result_reason"] = result_reason;
-  }
+  const rules::RunFacts f = facts();
+  doc["result"] = f.result;
+  doc["error"] = f.error;
+  if (!error && !all_correct) doc["result_reason"] = result_reason;
   if (temp_dir) doc["temp_dir"] = *temp_dir;
   if (shapes) doc["shapes"] = *shapes;
   if (submission_process) doc["submission_process"] = *submission_process;
@@ -47,10 +44,21 @@ json RunResult::to_json() const {
   if (trace_incomplete) doc["trace_incomplete"] = *trace_incomplete;
   if (hardware) doc["hardware"] = *hardware;
   if (device_wait_seconds) doc["device_wait_seconds"] = *device_wait_seconds;
-  std::vector<rules::Finding> sorted = findings;
-  rules::sort_and_deduplicate(sorted);
-  for (const auto& f : sorted) doc["findings"].push_back(rules::to_json(f));
+  for (const auto& x : f.findings) doc["findings"].push_back(rules::to_json(x));
   return doc;
+}
+
+rules::RunFacts RunResult::facts() const {
+  rules::RunFacts f;
+  f.result = error ? "error" : all_correct ? "correct" : "incorrect";
+  if (error) {
+    f.error = {{"phase", error->phase}, {"reason", error->reason}};
+    if (!error->detail.is_null()) f.error["detail"] = error->detail;
+  }
+  f.findings = findings;
+  rules::sort_and_deduplicate(f.findings);
+  f.trace_incomplete = trace_incomplete;
+  return f;
 }
 
 DeviceTurns::Turn DeviceAccess::take(DeviceTurns::Kind kind) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "rules/finding.h"
+#include "rules/verdict.h"
 #include "run/device_turns.h"
 
 #include <nlohmann/json.hpp>
@@ -52,6 +53,8 @@ struct RunResult {
   // One step of `process` ("reference", "submission", "runner") that began at `since`.
   void add_phase(const std::string& process, const nlohmann::json& step, clock_type::time_point since);
   nlohmann::json to_json() const;
+  // What the verdict engine reads of it.
+  rules::RunFacts facts() const;
 };
 
 // The device's turns for one run (RunOptions::device_turns): the time spent
