@@ -24,8 +24,6 @@ json RunResult::to_json() const {
               {"python", python},
               {"modes", modes},
               {"settings", settings},
-              {"result", "error"},
-              {"error", nullptr},
               {"environment", environment},
               {"correctness", correctness},
               {"timing", timing},
