@@ -7,6 +7,7 @@
 #include "run/run_result.h"
 #include "run/submission_session.h"
 #include "run/tensor_file.h"
+#include "run/tolerance.h"
 
 #include <nlohmann/json.hpp>
 
@@ -30,7 +31,7 @@ struct OutputCheck {
   double max_abs = 0, max_rel = 0;
   std::size_t mismatches = 0;
   std::size_t elements = 0;
-  double atol = 0;  // the absolute tolerance applied
+  double atol = 0;  // the absolute tolerance applied (the largest, over outputs of several dtypes)
   std::size_t unwritten = 0;  // mismatches still holding the poison bytes (Comparison::poison_pattern)
 };
 
@@ -39,10 +40,12 @@ double magnitude(const std::vector<TensorFile>& tensors);
 // The tensors of an entry list (plain values are not tensors).
 std::vector<TensorFile> read_output_files(const nlohmann::json& outputs, const std::filesystem::path& xfer);
 
-// `stress_baseline`: for a numeric-stress case, the magnitude of the
-// reference's output on the unscaled inputs (see compare.cpp).
+// Each output against the reference's with the tolerance of the reference
+// output's dtype. `stress_baseline`: for a numeric-stress case, the
+// magnitude of the reference's output on the unscaled inputs (see compare.cpp).
 OutputCheck check_outputs(const nlohmann::json& got, const nlohmann::json& expected, const std::filesystem::path& xfer,
-                          Tolerance tol, std::optional<double> stress_baseline, double stress_allowance = 0);
+                          const ToleranceTable& tolerances, std::optional<double> stress_baseline,
+                          double stress_allowance = 0);
 nlohmann::json output_check_json(const OutputCheck& c);
 
 // The jobs the reference computes expected outputs for: every correctness

@@ -17,33 +17,6 @@ using json = nlohmann::json;
 
 namespace {
 
-Tolerance tolerance_of(const rules::Problem& p) {
-  Tolerance t;
-  if (p.format == rules::ProblemFormat::kernelbench) return t;  // KernelBench: atol = rtol = 1e-2
-  const json tol = p.yaml.value("tolerance", json());
-  auto num = [](const json& j, const char* k, double d) { return j.contains(k) && j[k].is_number() ? j[k].get<double>() : d; };
-  if (tol.is_object()) {
-    if (tol.contains("atol") || tol.contains("rtol")) {
-      t.atol = num(tol, "atol", t.atol);
-      t.rtol = num(tol, "rtol", t.rtol);
-    } else {
-      // Per-dtype tolerances ({bfloat16: {atol, rtol}}): the loosest applies.
-      double a = 0, r = 0;
-      bool any = false;
-      for (const auto& [k, v] : tol.items()) {
-        if (!v.is_object()) continue;
-        a = std::max(a, num(v, "atol", 0));
-        r = std::max(r, num(v, "rtol", 0));
-        any = true;
-      }
-      if (any) t = {a, r};
-    }
-  } else if (tol.is_number()) {
-    t.atol = t.rtol = tol.get<double>();
-  }
-  return t;
-}
-
 void check_options(const RunOptions& o) {
   if (!fs::is_regular_file(o.solution)) throw std::runtime_error("--solution: " + o.solution.string() + " not found");
   if (o.device != "cpu" && o.device != "cuda") throw std::runtime_error("--device must be cuda or cpu");
@@ -137,7 +110,7 @@ json RunPlan::settings_json() const {
           {"warmup", options.warmup},
           {"trials", trials},
           {"samples", options.samples},
-          {"tolerance", {{"atol", tolerance.atol}, {"rtol", tolerance.rtol}}},
+          {"tolerance", tolerance.to_json()},
           {"setup_timeout_s", setup_s},
           {"phase_timeout_s", phase_s},
           {"call_timeout_s", call_s},

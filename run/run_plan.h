@@ -8,6 +8,7 @@
 #include "rules/rule_pack.h"
 #include "run/run.h"
 #include "run/tensor_file.h"
+#include "run/tolerance.h"
 
 #include <nlohmann/json.hpp>
 
@@ -31,7 +32,7 @@ struct RunPlan {
   std::filesystem::path python, harness, tracer_lib;  // tracer_lib empty without --trace
   bool cpu = false;
   double setup_s = 0, phase_s = 0, call_s = 0;  // time limits (RunOptions)
-  Tolerance tolerance;
+  ToleranceTable tolerance;  // per output dtype (run/tolerance.h)
   int trials = 0;                 // timed calls per mode
   double fresh_over_bench = 0;    // the pack's threshold for this device
   double stress_allowance = 0;    // the pack's stress_mismatch_fraction

@@ -304,3 +304,15 @@ TEST(RunnerCpu, SubclassOutputAndMegabytesOfOutput) {
   // Megabytes printed: the runner keeps a capped head and tail.
   EXPECT_LT(r["submission_process"]["stdout_tail"].get<std::string>().size(), 5000u);
 }
+
+// KernelBench-Hard's per-dtype tolerance ({float32: 1.0e-4}) is the
+// tolerance, not a cue to fall back to 1e-2.
+TEST(RunnerCpu, UpstreamPerDtypeToleranceIsApplied) {
+  SKIP_WITHOUT_TORCH();
+  const json bad = kaudit::run::run_submission(options("linear_relu_upstream_tol", "off_by_2e3.py"));
+  EXPECT_EQ(bad["result"], "incorrect") << describe(bad);
+  EXPECT_EQ(bad["settings"]["tolerance"]["by_dtype"]["float32"]["atol"], 1e-4);
+  const json good = kaudit::run::run_submission(options("linear_relu_upstream_tol", "clean.py"));
+  EXPECT_EQ(good["result"], "correct") << describe(good);
+}
+
