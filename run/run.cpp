@@ -124,6 +124,12 @@ RunResult run_protocol(const RunOptions& o) {
   sub.start();
   if (!ref.prepare()) return finished();
   result.shapes = ref.shapes();
+  // Nothing to check proves nothing: never "correct" for want of cases.
+  if (ref.shapes().empty() || plan.cases.empty()) {
+    result.set_error("reference", ref.shapes().empty() ? "the problem yields no case to check: its SHAPES is empty"
+                                                        : "no case to check: no seeds and no stress scales");
+    return finished();
+  }
   const FileSeal input_seal = seal_reference_inputs(ref, ws);
   const std::optional<Hardware> hw = hardware_of(plan, result);
   const double l2 = hw && hw->l2_bytes > 0 ? hw->l2_bytes : 64.0 * (1 << 20);

@@ -316,3 +316,16 @@ TEST(RunnerCpu, UpstreamPerDtypeToleranceIsApplied) {
   EXPECT_EQ(good["result"], "correct") << describe(good);
 }
 
+// A problem that yields no case to check proves nothing: an error, never correct.
+TEST(RunnerCpu, NoShapeToCheckIsAnError) {
+  SKIP_WITHOUT_TORCH();
+  const json r = kaudit::run::run_submission(options("no_shapes", "clean.py"));
+  EXPECT_EQ(r["result"], "error") << describe(r);
+  EXPECT_NE(r["error"]["reason"].get<std::string>().find("no case to check"), std::string::npos) << describe(r);
+  RunOptions o = options("linear_relu", "clean.py");
+  o.seeds = 0;
+  o.stress_scales.clear();
+  const json none = kaudit::run::run_submission(o);
+  EXPECT_EQ(none["result"], "error") << describe(none);
+}
+

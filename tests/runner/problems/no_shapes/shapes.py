@@ -1,0 +1,2 @@
+# A problem that grades nothing: no shape, so no case to check.
+SHAPES = []
