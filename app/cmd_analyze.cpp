@@ -98,7 +98,7 @@ void add_analyze_command(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<AnalyzeArgs>();
   CLI::App* cmd = app.add_subcommand("analyze", "Static analysis of submissions (Python, CUDA, C++)");
   cmd->add_option("FILE", args->inputs, "solution.py, .cu or .cpp files, or folders holding them")->required();
-  cmd->add_option("--problem", args->problem, "problem folder (problem.yaml, shapes.py, reference.py)");
+  cmd->add_option("--problem", args->problem, "problem folder (problem.yaml, shapes.py, reference.py), or a KernelBench problem .py");
   cmd->add_option("--rules", args->rules, "rule pack JSON (default: the built-in pack)");
   cmd->add_option("--format", args->format, "output format")->check(CLI::IsMember({"text", "json", "sarif"}));
   cmd->add_option("-o,--output", args->output, "write the report to this file instead of stdout");

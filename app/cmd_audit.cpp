@@ -18,7 +18,7 @@ void add_audit_command(CLI::App& app, int& exit_code) {
   auto a = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand("audit", "Analyse, run, trace and judge a batch of submissions");
   cmd->add_option("SUBMISSION", a->submissions, "solution files, or folders holding them");
-  cmd->add_option("--problem", a->problem, "the problem folder of the given submissions");
+  cmd->add_option("--problem", a->problem, "the problem (folder, or KernelBench .py) of the given submissions");
   cmd->add_option("--manifest", a->manifest,
                   "a manifest listing submissions with their problem and expected verdict (kernels/corpus/manifest.json)");
   cmd->add_option("-o,--output", a->options.out_dir, "batch folder for evidence, verdicts and reports (default kaudit-audit)");

@@ -57,7 +57,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
   auto call_timeout = std::make_shared<double>(0);
   auto no_poison = std::make_shared<bool>(false);
   auto quiet = std::make_shared<bool>(false);
-  cmd->add_option("--problem", opts->problem, "Problem folder (KernelBench-Hard or KernelBench)")->required();
+  cmd->add_option("--problem", opts->problem, "Problem folder (KernelBench-Hard or KernelBench), or a KernelBench problem .py")->required();
   cmd->add_option("--solution", opts->solution, "The submission's .py file")->required();
   cmd->add_option("--device", opts->device, "cuda or cpu (cpu: no tracer, wall-clock timing)")
       ->check(CLI::IsMember({"cuda", "cpu"}));

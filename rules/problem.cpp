@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace kaudit::rules {
@@ -47,7 +48,18 @@ nlohmann::json yaml_to_json(const YAML::Node& n) {
 }  // namespace
 
 Problem load_problem(const fs::path& dir) {
-  if (!fs::is_directory(dir)) throw std::runtime_error("problem: " + dir.string() + " is not a folder");
+  if (fs::is_regular_file(dir) && dir.extension() == ".py") {
+    Problem p;
+    p.format = ProblemFormat::kernelbench;
+    p.yaml = nlohmann::json::object();
+    p.single_file = true;
+    p.reference = dir;
+    p.dir = dir.has_parent_path() ? dir.parent_path() : fs::path(".");
+    p.name = dir.stem().string();
+    return p;
+  }
+  if (!fs::is_directory(dir))
+    throw std::runtime_error("problem: " + dir.string() + " is neither a folder nor a KernelBench .py file");
   Problem p;
   p.dir = dir;
   p.name = fs::weakly_canonical(dir).filename().string();
@@ -86,6 +98,20 @@ Problem load_problem(const fs::path& dir) {
   if (p.reference.empty())
     throw std::runtime_error("problem: " + dir.string() + " has neither problem.yaml nor a reference .py");
   return p;
+}
+
+std::vector<std::string> problem_files(const Problem& p) {
+  if (p.single_file) return {p.reference.filename().string()};
+  std::vector<std::string> files;
+  for (auto it = fs::recursive_directory_iterator(p.dir); it != fs::recursive_directory_iterator(); ++it) {
+    if (it->path().filename() == "__pycache__") {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (it->is_regular_file()) files.push_back(fs::relative(it->path(), p.dir).string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
 }
 
 }  // namespace kaudit::rules

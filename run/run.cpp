@@ -25,20 +25,15 @@ namespace {
 // The problem's files as the submission sees them, hashed before and after.
 std::vector<std::string> watched_files(const rules::Problem& problem) {
   std::vector<std::string> watched;
-  for (auto it = fs::recursive_directory_iterator(problem.dir); it != fs::recursive_directory_iterator(); ++it) {
-    if (it->path().filename() == "__pycache__") {
-      it.disable_recursion_pending();
-      continue;
-    }
-    const std::string rel = fs::relative(it->path(), problem.dir).string();
-    if (it->is_regular_file() && rel != "solution.py") watched.push_back(rel);
-  }
+  for (auto& f : rules::problem_files(problem))
+    if (f != "solution.py") watched.push_back(std::move(f));
   return watched;
 }
 
 void lay_out_workspace(const RunPlan& plan, const Workspace& ws) {
-  copy_problem_files(plan.problem.dir, ws.work());
-  copy_problem_files(plan.problem.dir, ws.refwork());
+  const std::vector<std::string> files = rules::problem_files(plan.problem);
+  copy_problem_files(plan.problem.dir, ws.work(), files);
+  copy_problem_files(plan.problem.dir, ws.refwork(), files);
   fs::copy_file(plan.options.solution, ws.work() / "solution.py", fs::copy_options::overwrite_existing);
   fs::create_directories(ws.work() / "tmp");
   fs::create_directories(ws.refwork() / "tmp");

@@ -56,15 +56,11 @@ FileSnapshot snapshot_files(const fs::path& dir, const std::vector<std::string>&
   return snap;
 }
 
-void copy_problem_files(const fs::path& from, const fs::path& to) {
-  for (auto it = fs::recursive_directory_iterator(from); it != fs::recursive_directory_iterator(); ++it) {
-    if (it->path().filename() == "__pycache__") {
-      it.disable_recursion_pending();
-      continue;
-    }
-    const fs::path rel = fs::relative(it->path(), from);
-    if (it->is_directory()) fs::create_directories(to / rel);
-    else if (it->is_regular_file()) fs::copy_file(it->path(), to / rel, fs::copy_options::overwrite_existing);
+void copy_problem_files(const fs::path& from, const fs::path& to, const std::vector<std::string>& files) {
+  for (const auto& rel : files) {
+    const fs::path target = to / rel;
+    fs::create_directories(target.parent_path());
+    fs::copy_file(from / rel, target, fs::copy_options::overwrite_existing);
   }
 }
 

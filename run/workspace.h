@@ -38,9 +38,11 @@ struct FileSnapshot {
   std::map<std::string, std::string> files;
 };
 FileSnapshot snapshot_files(const std::filesystem::path& dir, const std::vector<std::string>& only);
-// Copies the regular files of `from` (recursively, no symlinks, skipping
-// __pycache__) into `to`.
-void copy_problem_files(const std::filesystem::path& from, const std::filesystem::path& to);
+// Copies `files` (paths relative to `from`, rules::problem_files) into `to`,
+// making the folders they need; symlinks are copied as the files they name
+// only when they are regular files.
+void copy_problem_files(const std::filesystem::path& from, const std::filesystem::path& to,
+                        const std::vector<std::string>& files);
 
 // Per file: {path, hash_before, hash_after, status: unchanged|changed|deleted}.
 nlohmann::json compare_snapshots(const FileSnapshot& before, const FileSnapshot& after);

@@ -329,3 +329,17 @@ TEST(RunnerCpu, NoShapeToCheckIsAnError) {
   EXPECT_EQ(none["result"], "error") << describe(none);
 }
 
+// KernelBench's own layout: a level folder of one .py per problem, the file
+// given as --problem. Only that file is the problem's (copied and watched).
+TEST(RunnerCpu, KernelBenchProblemFileInALevelFolder) {
+  SKIP_WITHOUT_TORCH();
+  RunOptions o = options("kb_level", "kb_softplus_clean.py");
+  o.problem = kTests / "problems" / "kb_level" / "10_softplus.py";
+  const json r = kaudit::run::run_submission(o);
+  EXPECT_EQ(r["result"], "correct") << describe(r);
+  EXPECT_EQ(r["problem"]["format"], "kernelbench");
+  EXPECT_EQ(r["problem"]["name"], "10_softplus");
+  ASSERT_EQ(r["problem_files"].size(), 1u) << r["problem_files"].dump();
+  EXPECT_EQ(r["problem_files"][0]["path"], "10_softplus.py");
+}
+

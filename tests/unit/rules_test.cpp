@@ -186,3 +186,34 @@ TEST(RulePack, ProblemWithItsOwnPackUsesIt) {
 }
 
 }  // namespace
+
+TEST(Problem, KernelBenchFileGivenDirectly) {
+  const fs::path dir = fs::temp_directory_path() / "kaudit_kb_level_test";
+  fs::create_directories(dir);
+  std::ofstream(dir / "1_relu.py") << "import torch\nclass Model(torch.nn.Module):\n    pass\n";
+  std::ofstream(dir / "2_gelu.py") << "import torch\nclass Model(torch.nn.Module):\n    pass\n";
+  EXPECT_THROW(load_problem(dir), std::runtime_error) << "a folder of several .py is not one problem";
+  const Problem p = load_problem(dir / "1_relu.py");
+  EXPECT_EQ(p.format, ProblemFormat::kernelbench);
+  EXPECT_TRUE(p.single_file);
+  EXPECT_EQ(p.name, "1_relu");
+  EXPECT_EQ(p.reference, dir / "1_relu.py");
+  EXPECT_EQ(problem_files(p), std::vector<std::string>{"1_relu.py"});
+  EXPECT_THROW(load_problem(dir / "missing.py"), std::runtime_error);
+  fs::remove_all(dir);
+}
+
+// Every KernelBench level-1 file upstream reads as a problem of its own.
+TEST(Problem, UpstreamKernelBenchLevelOneFilesRead) {
+  const fs::path level = fs::path(KAUDIT_SOURCE_DIR) / ".." / "shared" / "upstream" / "kernelbench" / "KernelBench" / "level1";
+  if (!fs::is_directory(level)) GTEST_SKIP() << "no " << level << " (../shared is absent)";
+  int read = 0;
+  for (const auto& e : fs::directory_iterator(level)) {
+    if (e.path().extension() != ".py") continue;
+    const Problem p = load_problem(e.path());
+    EXPECT_EQ(p.format, ProblemFormat::kernelbench) << e.path();
+    ++read;
+  }
+  EXPECT_GE(read, 100);
+}
+
