@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <set>
 #include <string>
@@ -50,6 +51,19 @@ std::string describe(const json& r) {
   if (r.contains("result_reason")) brief["result_reason"] = r["result_reason"];
   if (r.contains("submission_process")) brief["stderr_tail"] = r["submission_process"]["stderr_tail"];
   return brief.dump(2);
+}
+
+// A problem folder made for one test: the files of tests/runner/problems/BASE
+// copied to a fresh folder, then `files` (name -> text) written over them.
+fs::path problem_variant(const std::string& base, const std::string& name,
+                         const std::map<std::string, std::string>& files) {
+  const fs::path dir = fs::temp_directory_path() / ("kaudit_problem_" + name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  for (const auto& e : fs::directory_iterator(kTests / "problems" / base))
+    if (e.is_regular_file()) fs::copy_file(e.path(), dir / e.path().filename());
+  for (const auto& [file, text] : files) std::ofstream(dir / file) << text;
+  return dir;
 }
 
 #define SKIP_WITHOUT_TORCH() \
@@ -309,17 +323,33 @@ TEST(RunnerCpu, SubclassOutputAndMegabytesOfOutput) {
 // tolerance, not a cue to fall back to 1e-2.
 TEST(RunnerCpu, UpstreamPerDtypeToleranceIsApplied) {
   SKIP_WITHOUT_TORCH();
-  const json bad = kaudit::run::run_submission(options("linear_relu_upstream_tol", "off_by_2e3.py"));
+  // linear_relu's problem.yaml with the tolerance as upstream's 05_topk_bitonic writes it.
+  std::ifstream in(kTests / "problems" / "linear_relu" / "problem.yaml");
+  std::string yaml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  yaml = std::regex_replace(yaml, std::regex("tolerance:\n  atol: [0-9.]+\n  rtol: [0-9.]+\n"),
+                            "tolerance:\n  float32: 1.0e-4\n");
+  ASSERT_NE(yaml.find("float32: 1.0e-4"), std::string::npos) << yaml;
+  const fs::path problem = problem_variant("linear_relu", "upstream_tol", {{"problem.yaml", yaml}});
+  RunOptions o = options("linear_relu", "off_by_2e3.py");
+  o.problem = problem;
+  const json bad = kaudit::run::run_submission(o);
   EXPECT_EQ(bad["result"], "incorrect") << describe(bad);
   EXPECT_EQ(bad["settings"]["tolerance"]["by_dtype"]["float32"]["atol"], 1e-4);
-  const json good = kaudit::run::run_submission(options("linear_relu_upstream_tol", "clean.py"));
+  o.solution = kTests / "solutions" / "clean.py";
+  const json good = kaudit::run::run_submission(o);
   EXPECT_EQ(good["result"], "correct") << describe(good);
+  fs::remove_all(problem);
 }
 
 // A problem that yields no case to check proves nothing: an error, never correct.
 TEST(RunnerCpu, NoShapeToCheckIsAnError) {
   SKIP_WITHOUT_TORCH();
-  const json r = kaudit::run::run_submission(options("no_shapes", "clean.py"));
+  const fs::path problem =
+      problem_variant("linear_relu", "no_shapes", {{"shapes.py", "# A problem that grades nothing.\nSHAPES = []\n"}});
+  RunOptions empty = options("linear_relu", "clean.py");
+  empty.problem = problem;
+  const json r = kaudit::run::run_submission(empty);
+  fs::remove_all(problem);
   EXPECT_EQ(r["result"], "error") << describe(r);
   EXPECT_NE(r["error"]["reason"].get<std::string>().find("no case to check"), std::string::npos) << describe(r);
   RunOptions o = options("linear_relu", "clean.py");
@@ -333,13 +363,16 @@ TEST(RunnerCpu, NoShapeToCheckIsAnError) {
 // given as --problem. Only that file is the problem's (copied and watched).
 TEST(RunnerCpu, KernelBenchProblemFileInALevelFolder) {
   SKIP_WITHOUT_TORCH();
-  RunOptions o = options("kb_level", "kb_softplus_clean.py");
-  o.problem = kTests / "problems" / "kb_level" / "10_softplus.py";
+  // kb_softplus's file beside a second problem, as in a KernelBench level folder.
+  const fs::path level = problem_variant("kb_softplus", "kb_level", {{"11_other.py", "import torch\n"}});
+  fs::rename(level / "softplus.py", level / "10_softplus.py");
+  RunOptions o = options("kb_softplus", "kb_softplus_clean.py");
+  o.problem = level / "10_softplus.py";
   const json r = kaudit::run::run_submission(o);
+  fs::remove_all(level);
   EXPECT_EQ(r["result"], "correct") << describe(r);
   EXPECT_EQ(r["problem"]["format"], "kernelbench");
   EXPECT_EQ(r["problem"]["name"], "10_softplus");
   ASSERT_EQ(r["problem_files"].size(), 1u) << r["problem_files"].dump();
   EXPECT_EQ(r["problem_files"][0]["path"], "10_softplus.py");
 }
-

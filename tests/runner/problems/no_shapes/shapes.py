@@ -1,2 +1,0 @@
-# A problem that grades nothing: no shape, so no case to check.
-SHAPES = []
