@@ -149,7 +149,8 @@ json run_audit(const std::vector<AuditItem>& items, const AuditOptions& o) {
 
   // Stage 1, in order: the submission's record and its static analysis.
   std::vector<std::optional<StaticEvidence>> analyses;
-  for (const auto& it : items) analyses.push_back(analyze_submission(it, plan));
+  StaticStage static_stage(plan);
+  for (const auto& it : items) analyses.push_back(static_stage.analyze(it));
   const json entries = run_jobs(items, analyses, plan, o);
 
   int matched = 0, with_expectation = 0;

@@ -12,7 +12,6 @@
 #endif
 
 #include <chrono>
-#include <mutex>
 
 namespace kaudit::audit {
 namespace fs = std::filesystem;
@@ -74,22 +73,6 @@ std::optional<RunEvidence> saved_run(const fs::path& path) {
   return r;
 }
 
-#ifdef KAUDIT_HAVE_ANALYZER
-// One analyzer per problem, made on first use (stage 1 runs on one thread).
-analyzer::Analyzer& analyzer_for(const AuditItem& item, const BatchPlan& plan) {
-  static std::map<std::string, std::unique_ptr<analyzer::Analyzer>> analyzers;
-  static std::mutex mutex;
-  std::lock_guard<std::mutex> lock(mutex);
-  auto& an = analyzers[item.problem ? item.problem->string() : ""];
-  if (!an) {
-    analyzer::AnalyzerOptions ao;
-    if (const rules::Problem* p = plan.problem_of(item)) ao.problem = *p;
-    an = std::make_unique<analyzer::Analyzer>(std::move(ao));
-  }
-  return *an;
-}
-#endif
-
 run::RunOptions run_options(const AuditItem& item, const BatchPlan& plan, const JobSlot& slot) {
   run::RunOptions ro;
   ro.problem = *item.problem;
@@ -106,8 +89,18 @@ run::RunOptions run_options(const AuditItem& item, const BatchPlan& plan, const 
 
 }  // namespace
 
-std::optional<StaticEvidence> analyze_submission(const AuditItem& item, const BatchPlan& plan) {
-  const fs::path dir = plan.out_dir / item.key;
+// The analyzers by problem folder ("" without a problem); empty where the analyzer is not built.
+struct StaticStage::Analyzers {
+#ifdef KAUDIT_HAVE_ANALYZER
+  std::map<std::string, std::unique_ptr<analyzer::Analyzer>> by_problem;
+#endif
+};
+
+StaticStage::StaticStage(const BatchPlan& plan) : plan_(plan), analyzers_(std::make_unique<Analyzers>()) {}
+StaticStage::~StaticStage() = default;
+
+std::optional<StaticEvidence> StaticStage::analyze(const AuditItem& item) {
+  const fs::path dir = plan_.out_dir / item.key;
   fs::create_directories(dir);
   evidence::write_json_file(dir / "submission.json",
                             {{"schema", evidence::kSubmissionSchema},
@@ -115,9 +108,15 @@ std::optional<StaticEvidence> analyze_submission(const AuditItem& item, const Ba
                              {"problem_dir", item.problem ? json(item.problem->string()) : json(nullptr)},
                              {"expected", item.expected}});
 #ifdef KAUDIT_HAVE_ANALYZER
-  if (plan.force || !fs::exists(dir / "analysis.json")) {
-    analyzer::Analyzer& an = analyzer_for(item, plan);
-    const rules::Problem* problem = plan.problem_of(item);
+  if (plan_.force || !fs::exists(dir / "analysis.json")) {
+    const rules::Problem* problem = plan_.problem_of(item);
+    auto& slot = analyzers_->by_problem[item.problem ? item.problem->string() : ""];
+    if (!slot) {
+      analyzer::AnalyzerOptions ao;
+      if (problem) ao.problem = *problem;
+      slot = std::make_unique<analyzer::Analyzer>(std::move(ao));
+    }
+    const analyzer::Analyzer& an = *slot;
     const analyzer::FileReport report = analyzer::report_file(an, item.source);
     evidence::write_json_file(dir / "analysis.json",
                               analyzer::render_json({report}, {an.rules().name, problem ? problem->name : ""}));

@@ -43,10 +43,24 @@ struct StaticEvidence {
   std::string unreadable;  // why a saved analysis.json could not be read; empty when it could
 };
 
-// Stage 1, in order: writes submission.json and, unless it is there already
-// (and not --force), analysis.json. Returns the analysis, or nothing where
-// the analyzer is not built and none was saved.
-std::optional<StaticEvidence> analyze_submission(const AuditItem& item, const BatchPlan& plan);
+// Stage 1, in order, on one thread: the batch's static analysis, with one
+// analyzer per problem made on first use and kept for this batch only.
+class StaticStage {
+ public:
+  explicit StaticStage(const BatchPlan& plan);
+  ~StaticStage();
+  StaticStage(const StaticStage&) = delete;
+  StaticStage& operator=(const StaticStage&) = delete;
+  // Writes submission.json and, unless it is there already (and not
+  // --force), analysis.json. Returns the analysis, or nothing where the
+  // analyzer is not built and none was saved.
+  std::optional<StaticEvidence> analyze(const AuditItem& item);
+
+ private:
+  struct Analyzers;
+  const BatchPlan& plan_;
+  std::unique_ptr<Analyzers> analyzers_;
+};
 
 // Where a job runs: the CUDA device it is given and the turns it shares.
 struct JobSlot {

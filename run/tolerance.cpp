@@ -1,6 +1,5 @@
 #include "run/tolerance.h"
 
-#include <algorithm>
 #include <cstdlib>
 #include <stdexcept>
 
@@ -50,13 +49,6 @@ Tolerance ToleranceTable::for_dtype(std::string_view dtype) const {
   if (all) return *all;
   if (const auto it = by_dtype.find(std::string(dtype)); it != by_dtype.end()) return it->second;
   return default_for(dtype);
-}
-
-Tolerance ToleranceTable::loosest() const {
-  if (all) return *all;
-  Tolerance t = default_for("float8_e4m3fn");
-  for (const auto& [k, v] : by_dtype) t = {std::max(t.atol, v.atol), std::max(t.rtol, v.rtol)};
-  return t;
 }
 
 json ToleranceTable::to_json() const {

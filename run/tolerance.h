@@ -25,8 +25,6 @@ struct ToleranceTable {
   // (float32 1e-4, float16 and bfloat16 1e-2, float8 1e-1, integers and bool
   // exact, anything else 1e-4).
   Tolerance for_dtype(std::string_view dtype) const;
-  // The loosest tolerance any output could get (for summaries).
-  Tolerance loosest() const;
   // run.json's settings.tolerance: {atol, rtol} for one tolerance, else
   // {by_dtype: {dtype: {atol, rtol}}, defaults: "kernelbench-hard"}.
   nlohmann::json to_json() const;
