@@ -33,6 +33,8 @@ void add_audit_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--no-trace", a->no_trace, "run CUDA submissions without the tracer");
   cmd->add_flag("--expect", a->expect, "exit 1 unless every verdict matches the manifest's expectation");
   cmd->add_flag("-q,--quiet", a->options.quiet, "no progress lines");
+  cmd->add_flag("--unsafe-no-sandbox", a->options.unsafe_no_sandbox,
+                "run submissions as your own user, without the sandbox (only where none can be had; recorded)");
   cmd->callback([a, &exit_code] {
     try {
       if (a->manifest.empty() == a->submissions.empty())

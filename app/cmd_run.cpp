@@ -88,6 +88,8 @@ void add_run_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--keep-temp", opts->keep_temp, "Keep the temporary folder; its path is in the result");
   cmd->add_flag("--no-poison", *no_poison, "Do not poison freed memory before correctness calls");
   cmd->add_flag("-q,--quiet", *quiet, "Print nothing but errors");
+  cmd->add_flag("--unsafe-no-sandbox", opts->unsafe_no_sandbox,
+                "Run the submission as your own user, without the sandbox (only where none can be had; recorded)");
   cmd->callback([=, &exit_code]() {
     run::RunOptions o = *opts;
     o.modes = split_commas(*modes);
@@ -118,7 +120,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
     }
     if (!output->empty()) {
       std::ofstream out(*output);
-      out << result.dump(2) << "\n";
+      out << result.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
       if (!out) {
         std::cerr << "kaudit run: cannot write " << *output << "\n";
         exit_code = 2;
@@ -127,7 +129,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
     } else if (*quiet) {
       // nothing
     } else {
-      std::cout << result.dump(2) << "\n";
+      std::cout << result.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     }
     if (!*quiet && !output->empty()) print_summary(result, std::cout);
     bool flagged = result["result"] != "correct";

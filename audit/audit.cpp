@@ -5,6 +5,7 @@
 #include "evidence/schemas.h"
 #include "kaudit/version.h"
 #include "report/report.h"
+#include "run/sandbox.h"
 
 #include <algorithm>
 #include <atomic>
@@ -30,6 +31,11 @@ BatchPlan make_batch_plan(const std::vector<AuditItem>& items, const AuditOption
   plan.trace = o.trace;
   plan.python = o.python;
   plan.trials = o.trials;
+  plan.unsafe_no_sandbox = o.unsafe_no_sandbox;
+  // Refused before anything runs: no submission runs unisolated unless asked.
+  if (plan.device != "none" && !o.unsafe_no_sandbox && !run::sandbox_support().available)
+    throw std::runtime_error("cannot isolate submissions: " + run::sandbox_support().why_not +
+                             ". Install bubblewrap, or pass --unsafe-no-sandbox to run them as your own user");
   for (const auto& it : items) {
     if (!it.problem || plan.problems.count(*it.problem)) continue;
     const rules::Problem& p = plan.problems.emplace(*it.problem, rules::load_problem(*it.problem)).first->second;

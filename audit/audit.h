@@ -24,6 +24,7 @@ struct AuditOptions {
   std::string python;             // interpreter for runs (default: the runner's)
   std::optional<int> trials;      // timed calls per mode, for quick batches
   bool quiet = false;
+  bool unsafe_no_sandbox = false;  // run submissions without the sandbox (run/sandbox.h)
 };
 
 // Runs the batch, writes OUT_DIR/<key>/{submission,analysis,run,verdict}.json,

@@ -81,6 +81,7 @@ run::RunOptions run_options(const AuditItem& item, const BatchPlan& plan, const 
   ro.trace = plan.trace && plan.device == "cuda";
   ro.python = plan.python;
   ro.trials = plan.trials;
+  ro.unsafe_no_sandbox = plan.unsafe_no_sandbox;
   if (!slot.gpu.empty()) ro.env["CUDA_VISIBLE_DEVICES"] = slot.gpu;
   ro.device_turns = slot.device_turns;
   ro.trace_output = plan.out_dir / item.key;

@@ -29,6 +29,7 @@ struct BatchPlan {
   bool trace = true;
   std::string python;
   std::optional<int> trials;
+  bool unsafe_no_sandbox = false;
   std::map<std::filesystem::path, rules::Problem> problems;
   std::map<std::filesystem::path, rules::RulePack> packs;
 

@@ -19,7 +19,7 @@ void write_json_file(const fs::path& path, const nlohmann::json& doc) {
   const fs::path tmp = path.string() + ".tmp";
   {
     std::ofstream out(tmp, std::ios::binary);
-    out << doc.dump(2) << "\n";
+    out << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     if (!out) throw std::runtime_error("cannot write " + tmp.string());
   }
   fs::rename(tmp, path);

@@ -148,7 +148,7 @@ std::string shape_label(const json& shape, int index) {
     std::string out;
     for (const auto& [k, v] : shape.items()) {
       if (!out.empty()) out += ", ";
-      out += k + "=" + (v.is_string() ? v.get<std::string>() : v.dump());
+      out += k + "=" + (v.is_string() ? v.get<std::string>() : v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     }
     return out;
   }

@@ -1,8 +1,11 @@
 // Drives one child of a run over its channel: messages until the handler
 // says stop, the channel closes, or a deadline passes (the process group is
-// then killed). Malformed messages are kept, never fatal.
+// then killed). Malformed messages (unparsable, of an unknown event, with a
+// field of the wrong type: run/channel_message.h) never reach the handler;
+// they are kept, never fatal.
 #pragma once
 
+#include "run/channel_message.h"
 #include "run/child_process.h"
 #include "run/run_result.h"
 
@@ -22,7 +25,7 @@ struct Outcome {
 // `on_message` returns < 0 to stop, 0 to keep the deadline, > 0 for a new
 // timeout in seconds from now.
 template <typename Handler>
-Outcome drive(Child& child, double first_timeout_s, Handler&& on_message) {
+Outcome drive(Child& child, Speaker speaker, double first_timeout_s, Handler&& on_message) {
   Outcome out;
   auto deadline = clock_type::now() + std::chrono::milliseconds(static_cast<long long>(first_timeout_s * 1e3));
   for (;;) {
@@ -36,11 +39,20 @@ Outcome drive(Child& child, double first_timeout_s, Handler&& on_message) {
       out.closed = true;
       return out;
     }
-    if (ev.kind == ChannelEvent::bad_message) {
-      if (out.bad_messages.size() < 20) out.bad_messages.push_back(ev.text);
+    std::string why = ev.kind == ChannelEvent::bad_message ? "not JSON: " + ev.text
+                                                            : malformed_message(ev.body, speaker);
+    double next = 0;
+    if (why.empty()) {
+      try {
+        next = on_message(ev.body);
+      } catch (const nlohmann::json::exception& e) {  // a field deeper than the schema reaches
+        why = std::string("unreadable: ") + e.what();
+      }
+    }
+    if (!why.empty()) {
+      if (out.bad_messages.size() < 20) out.bad_messages.push_back(why.substr(0, 300));
       continue;
     }
-    const double next = on_message(ev.body);
     if (next < 0) return out;
     if (next > 0) deadline = clock_type::now() + std::chrono::milliseconds(static_cast<long long>(next * 1e3));
   }

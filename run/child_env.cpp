@@ -11,8 +11,7 @@ namespace {
 // Variables a child may see. Everything else (tokens, credentials, a
 // harness's own settings) stays out.
 const std::vector<std::string> kPassedEnv = {
-    "CUDA_VISIBLE_DEVICES", "CUDA_HOME", "CUDA_PATH", "LD_LIBRARY_PATH", "TRITON_CACHE_DIR",
-    "TORCH_EXTENSIONS_DIR", "NCCL_NVLS_ENABLE", "TORCH_SYMM_MEM_DISABLE_MULTICAST", "NVSHMEM_DISABLE_NVLS",
+    "CUDA_VISIBLE_DEVICES", "CUDA_HOME", "CUDA_PATH", "LD_LIBRARY_PATH", "NCCL_NVLS_ENABLE", "TORCH_SYMM_MEM_DISABLE_MULTICAST", "NVSHMEM_DISABLE_NVLS",
     "OMP_NUM_THREADS", "MKL_NUM_THREADS", "TORCH_CUDA_ARCH_LIST", "CC", "CXX"};
 
 }  // namespace
@@ -44,11 +43,10 @@ std::vector<std::string> child_env(const RunOptions& o, const fs::path& home, co
   names.insert(names.end(), o.pass_env.begin(), o.pass_env.end());
   for (const auto& n : names)
     if (const char* v = std::getenv(n.c_str())) env[n] = v;
-  // Compiled Triton kernels and torch extensions are kept between runs (the
-  // working folder is new each time): "at most 90 s after the first compile".
-  const std::string cache = env_or("XDG_CACHE_HOME", env_or("HOME", "/tmp") + "/.cache") + "/kaudit";
-  if (!env.count("TRITON_CACHE_DIR")) env["TRITON_CACHE_DIR"] = cache + "/triton";
-  if (!env.count("TORCH_EXTENSIONS_DIR")) env["TORCH_EXTENSIONS_DIR"] = cache + "/torch_extensions";
+  // Compiled Triton kernels and torch extensions are the run's own: a cache
+  // shared between runs would let one submission plant code another loads.
+  env["TRITON_CACHE_DIR"] = (home / ".cache" / "triton").string();
+  env["TORCH_EXTENSIONS_DIR"] = (home / ".cache" / "torch_extensions").string();
   // One thread per child on the CPU: steadier wall-clock times on a shared machine.
   if (o.device == "cpu" && !env.count("OMP_NUM_THREADS")) env["OMP_NUM_THREADS"] = "1";
   for (const auto& [k, v] : o.env) env[k] = v;

@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -95,6 +96,10 @@ Child::Child(const ChildSpec& spec) {
     place_fd(fds[1], 1);
     place_fd(fds[2], 2);
     place_fd(fds[3], kChannelFd);
+    for (const auto& [resource, value] : spec.limits) {
+      const rlimit lim{static_cast<rlim_t>(value), static_cast<rlim_t>(value)};
+      if (setrlimit(resource, &lim) != 0) _exit(125);
+    }
     if (!cwd.empty() && chdir(cwd.c_str()) != 0) _exit(126);
     execve(argv[0], argv.data(), envp.data());
     const char msg[] = "kaudit: could not execute the interpreter\n";

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kaudit::run {
@@ -23,6 +24,9 @@ struct ChildSpec {
   std::vector<std::string> env;   // the whole environment, "NAME=value"
   std::filesystem::path cwd;
   std::size_t output_cap = 64 * 1024;  // bytes kept from each of stdout and stderr (head and tail)
+  // Resource limits set in the child before it starts (RLIMIT_*, value): they
+  // hold for everything it starts.
+  std::vector<std::pair<int, unsigned long long>> limits;
 };
 
 // How a child ended.

@@ -6,18 +6,28 @@ namespace kaudit::run {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-// A file name the harness reported: a plain name that exists in xfer.
-bool valid_entry(const json& e, const fs::path& xfer) {
+bool valid_entry(const json& e, const fs::path& xfer, std::string_view folders) {
   if (!e.is_object()) return false;
-  if (e.contains("value")) return true;
+  if (e.contains("value")) return !e.contains("file");
   if (!e.contains("file") || !e["file"].is_string()) return false;
   const std::string f = e["file"];
-  return !f.empty() && f.find('/') == std::string::npos && f != "." && f != ".." && fs::is_regular_file(xfer / f);
+  const auto slash = f.find('/');
+  if (slash == std::string::npos || f.find('/', slash + 1) != std::string::npos) return false;
+  const std::string folder = f.substr(0, slash), name = f.substr(slash + 1);
+  if (name.empty() || name == "." || name == "..") return false;
+  bool allowed = false;
+  for (std::size_t start = 0; start <= folders.size();) {
+    const std::size_t end = std::min(folders.find('|', start), folders.size());
+    allowed = allowed || folders.substr(start, end - start) == folder;
+    start = end + 1;
+  }
+  std::error_code ec;
+  return allowed && fs::is_regular_file(fs::symlink_status(xfer / f, ec));
 }
 
-bool valid_entries(const json& list, const fs::path& xfer) {
+bool valid_entries(const json& list, const fs::path& xfer, std::string_view folders) {
   if (!list.is_array()) return false;
-  return std::all_of(list.begin(), list.end(), [&](const json& e) { return valid_entry(e, xfer); });
+  return std::all_of(list.begin(), list.end(), [&](const json& e) { return valid_entry(e, xfer, folders); });
 }
 
 
@@ -117,7 +127,7 @@ json expected_output_jobs(const SubmissionReport& report, const std::map<std::pa
   }
   for (const auto& [key, t] : report.timings) {
     for (const auto& s : t.value("samples", json::array())) {
-      if (!s.contains("inputs") || !valid_entries(s["inputs"], xfer)) continue;
+      if (!s.contains("inputs") || !valid_entries(s["inputs"], xfer, "in|out")) continue;
       jobs.push_back({{"id", "t_s" + std::to_string(key.first) + "_" + key.second + "_" +
                                  std::to_string(s.value("call", 0))},
                       {"shape", key.first},

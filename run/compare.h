@@ -15,14 +15,17 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kaudit::run {
 
-// A tensor entry the harness reported ({"file": NAME} or {"value": ...}):
-// a plain name that exists in xfer.
-bool valid_entry(const nlohmann::json& e, const std::filesystem::path& xfer);
-bool valid_entries(const nlohmann::json& list, const std::filesystem::path& xfer);
+// A tensor entry a child reported ({"file": NAME} or {"value": ...}): NAME
+// is "FOLDER/FILE" with FOLDER one of `folders` (run/workspace.h: "in",
+// "exp", "out", as many as are allowed, separated by "|"), and names a
+// regular file there, not a link.
+bool valid_entry(const nlohmann::json& e, const std::filesystem::path& xfer, std::string_view folders);
+bool valid_entries(const nlohmann::json& list, const std::filesystem::path& xfer, std::string_view folders);
 
 // Outputs of one call against the reference's.
 struct OutputCheck {

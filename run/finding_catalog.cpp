@@ -8,6 +8,36 @@ using rules::Source;
 
 const std::vector<rules::FindingInfo>& runner_finding_catalog() {
   static const std::vector<rules::FindingInfo> catalog = {
+      {"timing-forged", Category::cheat, Confidence::high, 0,
+       "The times the submission's process reported are not what the runner's clock saw.",
+       "The harness reports each timed call's time from inside the submission's process, where the submission "
+       "can change what it says. The runner starts every timed call itself and holds its own clock from its "
+       "start signal to the call's report; the cache flush, the timing events and the two messages cost well "
+       "under a millisecond. When every call of a mode has more than 2 ms, and more than 4 times the reported "
+       "median, unaccounted for, the calls were timed by something other than the harness: the reported "
+       "time is forged.",
+       "Compare `timing[].modes.<mode>.runner_clock` in run.json: least_unexplained_ms against "
+       "median_reported_ms.", Source::probe},
+      {"protocol-violation", Category::cheat, Confidence::high, 0,
+       "Messages on the harness's private channel that the harness never writes.",
+       "The harness talks to the runner over a pipe in the submission's process, in a fixed order: one "
+       "correctness call per case, and per timing mode a start, each call started by the runner and reported "
+       "at once, an end and a summary whose samples are exactly the calls the runner chose after they "
+       "returned. A message that is not JSON, names an unknown event, has a field of the wrong type, comes "
+       "out of order or claims samples the runner did not ask for was written by code in the submission's "
+       "process (a forged report, a relay thread, a patched encoder). The run stops at the first message out "
+       "of order.",
+       "Read submission_process.bad_messages and the finding's message in run.json; search the solution for "
+       "writes to file descriptor 3, os.fdopen, json.dumps patches or frame walking.", Source::probe},
+      {"harness-tampered", Category::cheat, Confidence::high, 0,
+       "The submission replaced functions the harness relies on.",
+       "Before the solution is imported the harness binds every function it uses (json.dumps, os.write, "
+       "time.perf_counter, torch.equal, torch.cuda.Event and its methods, Tensor.clone, copy_, data_ptr, and "
+       "the harness's own functions) and afterwards checks that none of them was replaced. The harness keeps "
+       "using what it bound, so the replacement changes nothing it measures; replacing them is still an "
+       "attempt to change what the checker sees.",
+       "Search the solution for assignments to attributes of json, os, time, torch, torch.cuda or "
+       "torch.Tensor, and for setattr through any route.", Source::probe},
       {"output-cached-on-identity", Category::cheat, Confidence::high, 0,
        "Outputs are wrong once new values are written into the same input tensors.",
        "In the rewrite mode the runner keeps the tensors of the warm-up calls and writes new values into "

@@ -3,6 +3,7 @@
 #include "run/compare.h"
 #include "run/probe_findings.h"
 #include "run/throughput.h"
+#include "run/verify_timing.h"
 
 #include <algorithm>
 #include <cmath>
@@ -35,9 +36,9 @@ namespace {
 
 // Shape `i`'s timing in `mode`: statistics, the sampled calls checked, the
 // harness's output checks; `evidence` gets what the probes read.
-json mode_document(const RunPlan& plan, const json& t, const std::map<std::string, json>& expected,
-                   const fs::path& xfer, int i, const std::string& mode, const json& perf, ModeEvidence& evidence,
-                   RunResult& result) {
+json mode_document(const RunPlan& plan, const SubmissionReport& report, const json& t,
+                   const std::map<std::string, json>& expected, const fs::path& xfer, int i, const std::string& mode,
+                   const json& perf, ModeEvidence& evidence, RunResult& result) {
   std::vector<double> times;
   for (const auto& x : t.value("times_ms", json::array()))
     if (x.is_number()) times.push_back(x.get<double>());
@@ -48,8 +49,11 @@ json mode_document(const RunPlan& plan, const json& t, const std::map<std::strin
     const int call = s.value("call", 0);
     const auto want = expected.find("t_s" + std::to_string(i) + "_" + mode + "_" + std::to_string(call));
     json sd = {{"call", call}};
-    if (!valid_entries(s.value("outputs", json()), xfer) || want == expected.end()) {
-      sd["status"] = "not checked";
+    if (!valid_entries(s.value("outputs", json()), xfer, "out") || want == expected.end()) {
+      // A sample the runner chose must be checked: one that cannot be is a failure, never a pass.
+      sd["status"] = "failed";
+      sd["reason"] = "the sampled call's output could not be checked against the reference";
+      samples_ok = false;
     } else {
       const OutputCheck chk = check_outputs(s["outputs"], want->second, xfer, plan.tolerance, std::nullopt);
       sd.update(output_check_json(chk));
@@ -68,6 +72,14 @@ json mode_document(const RunPlan& plan, const json& t, const std::map<std::strin
   if (!t.value("types", json::array()).empty()) mdoc["output_types"] = t["types"];
   if (mode == "rewrite") mdoc["version_counters_moved"] = t.value("versions_moved", 0);
   if (mdoc.contains("median_ms")) mdoc.update(throughput(perf, mdoc["median_ms"].get<double>()));
+  if (const auto calls = report.timed_calls.find({i, mode}); calls != report.timed_calls.end()) {
+    const ClockCheck clock = check_against_clock(calls->second);
+    mdoc["runner_clock"] = clock.to_json();
+    if (clock.forged)
+      result.findings.push_back(make_probe_finding("timing-forged", plan.options.solution.string(),
+                                                   "shape " + std::to_string(i) + ", " + mode,
+                                                   "Shape " + std::to_string(i) + ", mode " + mode + ": " + *clock.forged + "."));
+  }
   evidence = {samples_ok, times.empty() ? 0.0 : mdoc["median_ms"].get<double>(),
               times.empty() ? 0.0 : mdoc["min_ms"].get<double>(), t.value("counts", json::object())};
   result.all_correct = result.all_correct && samples_ok;
@@ -116,7 +128,7 @@ void judge_timing(const RunPlan& plan, const SubmissionReport& report, const std
     for (const auto& mode : plan.options.modes) {
       const auto t = report.timings.find({i, mode});
       if (t == report.timings.end()) continue;
-      tdoc["modes"][mode] = mode_document(plan, t->second, expected, xfer, i, mode, perf, evidence.modes[mode], result);
+      tdoc["modes"][mode] = mode_document(plan, report, t->second, expected, xfer, i, mode, perf, evidence.modes[mode], result);
     }
     if (tdoc["modes"].contains("bench") && tdoc["modes"].contains("fresh") &&
         tdoc["modes"]["bench"].value("median_ms", 0.0) > 0)

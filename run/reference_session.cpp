@@ -1,7 +1,8 @@
 #include "run/reference_session.h"
 
 #include "run/channel.h"
-#include "run/child_env.h"
+#include "run/compare.h"
+#include "run/launch.h"
 
 #include <fstream>
 
@@ -30,10 +31,7 @@ void ReferenceSession::write_config() const {
 void ReferenceSession::start() {
   write_config();
   const fs::path cfg = ws_.private_dir() / "reference.json";
-  child_ = std::make_unique<Child>(
-      ChildSpec{{plan_.python.string(), "-B", plan_.harness.string(), cfg.string()},
-                child_env(plan_.options, ws_.refwork(), ws_.root() / "trace", fs::path()),
-                ws_.refwork()});
+  child_ = std::make_unique<Child>(child_spec(plan_, ws_, Role::reference, cfg));
 }
 
 double ReferenceSession::on_message(const json& m) {
@@ -45,15 +43,17 @@ double ReferenceSession::on_message(const json& m) {
   if (ev == "shapes") return on_shapes(m);
   if (ev == "reference_habits") return on_habits(m);
   if (ev == "case") {
-    inputs_[{m.value("shape", -1), m.value("case", -1)}] = m.value("inputs", json::array());
+    if (!valid_entries(m["inputs"], ws_.xfer(), "in")) return 0;  // never handed to the submission
+    inputs_[{m["shape"].get<int>(), m["case"].get<int>()}] = m["inputs"];
     return plan_.phase_s;
   }
   if (ev == "generated") {
     generated_ = true;
     return -1;
   }
-  if (ev == "expected" && m.contains("id") && m["id"].is_string()) {
-    expected_[m["id"]] = m.value("outputs", json::array());
+  if (ev == "expected") {
+    if (!valid_entries(m["outputs"], ws_.xfer(), "exp")) return plan_.phase_s;
+    expected_[m["id"]] = m["outputs"];
     return plan_.phase_s;
   }
   if (ev == "done") {
@@ -93,14 +93,14 @@ std::string ReferenceSession::failure_reason(bool timed_out) {
 bool ReferenceSession::prepare() {
   auto handler = [this](const json& m) { return on_message(m); };
   auto since = clock_type::now();
-  Outcome out = drive(*child_, plan_.setup_s, handler);
+  Outcome out = drive(*child_, Speaker::reference, plan_.setup_s, handler);
   result_.add_phase("reference", {{"phase", "import"}}, since);
   if (have_shapes_) {
     // Input generation is untimed GPU work: a shared turn on the device.
     DeviceTurns::Turn turn = device_.take(DeviceTurns::Kind::shared);
     since = clock_type::now();
     child_->send_line("go");
-    out = drive(*child_, plan_.phase_s, handler);
+    out = drive(*child_, Speaker::reference, plan_.phase_s, handler);
     result_.add_phase("reference", {{"phase", "inputs"}}, since);
   }
   if (generated_) return true;
@@ -120,7 +120,7 @@ std::map<std::string, json> ReferenceSession::expected_outputs(const json& jobs)
   DeviceTurns::Turn turn = device_.take(DeviceTurns::Kind::shared);
   const auto since = clock_type::now();
   if (child_->send_line(check_cfg.string()))
-    out = drive(*child_, plan_.phase_s, [this](const json& m) { return on_message(m); });
+    out = drive(*child_, Speaker::reference, plan_.phase_s, [this](const json& m) { return on_message(m); });
   result_.add_phase("reference", {{"phase", "expected outputs"}, {"jobs", jobs.size()}}, since);
   if (!checked_) {
     // Submission errors come first: they are what the user needs to see.

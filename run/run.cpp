@@ -48,6 +48,7 @@ RunResult start_result(const RunPlan& plan, const Workspace& ws) {
   r.python = plan.python.string();
   r.modes = plan.options.modes;
   r.settings = plan.settings_json();
+  r.isolation = plan.isolation.to_json();
   if (plan.options.keep_temp) r.temp_dir = ws.root().string();
   return r;
 }
@@ -130,9 +131,10 @@ RunResult run_protocol(const RunOptions& o) {
   const double l2 = hw && hw->l2_bytes > 0 ? hw->l2_bytes : 64.0 * (1 << 20);
 
   const int nshapes = static_cast<int>(ref.shapes().size());
-  const fs::path stage_path = ws.private_dir() / "submission-inputs.json";
-  std::ofstream(stage_path) << stage_config(plan, ws, ref.inputs(), ref.habits(), nshapes, l2).dump();
-  sub.run(stage_path, ref.inputs());
+  const fs::path stage_path = ws.submission_config_dir() / "submission-inputs.json";
+  const json stage = stage_config(plan, ws, ref.inputs(), ref.habits(), nshapes, l2);
+  std::ofstream(stage_path) << stage.dump();
+  sub.run(stage_path, ref.inputs(), stage["samples_per_shape"].get<std::vector<int>>());
   sub.finish(nshapes, static_cast<int>(plan.cases.size()));
   judge_problem_files(before, snapshot_files(ws.work(), watched), result);
 

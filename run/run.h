@@ -51,6 +51,9 @@ struct RunOptions {
   std::map<std::string, std::string> env;  // variables set in the children (e.g. CUDA_VISIBLE_DEVICES per job)
   std::filesystem::path trace_output;      // with trace: copy trace.json and trace.chrome.json here
   bool poison = true;
+  // Run the children without the sandbox, as kaudit's own user: only where
+  // no sandbox can be had, and the run's isolation says so.
+  bool unsafe_no_sandbox = false;
   int init_seed = 42;
   // Runs that share one device (kaudit audit --jobs N) share these turns:
   // untimed GPU work (the reference's input generation and expected outputs,

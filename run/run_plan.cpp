@@ -68,6 +68,22 @@ fs::path find_harness(const fs::path& requested) {
   throw std::runtime_error("the harness (kaudit_harness.py) was not found next to " + exe.string());
 }
 
+// The sandbox, or --unsafe-no-sandbox; without either the run is refused
+// (docs/threat-model.md): a submission running as kaudit's own user could
+// rewrite the evidence that judges it.
+static void plan_isolation(RunPlan& plan) {
+  if (plan.options.unsafe_no_sandbox) {
+    plan.isolation = unsandboxed_isolation("");
+    return;
+  }
+  const SandboxSupport& support = sandbox_support();
+  if (!support.available)
+    throw std::runtime_error("cannot isolate the submission: " + support.why_not +
+                             ". Install bubblewrap, or pass --unsafe-no-sandbox to run submissions as your own user");
+  plan.isolation = sandbox_isolation(support);
+  plan.interpreter_dirs = interpreter_paths(plan.python, child_env(plan.options, "/", "/", fs::path()));
+}
+
 RunPlan make_run_plan(const RunOptions& o) {
   RunPlan plan;
   plan.options = o;
@@ -95,6 +111,7 @@ RunPlan make_run_plan(const RunOptions& o) {
   plan.format = plan.problem.format == rules::ProblemFormat::kernelbench ? "kernelbench" : "kernelbench_hard";
   for (int s = 0; s < o.seeds; ++s) plan.cases.push_back({1000 + s, 1.0, "seed"});
   for (double sc : o.stress_scales) plan.cases.push_back({1000, sc, "stress"});
+  plan_isolation(plan);
   return plan;
 }
 

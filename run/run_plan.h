@@ -7,6 +7,7 @@
 #include "rules/problem.h"
 #include "rules/rule_pack.h"
 #include "run/run.h"
+#include "run/sandbox.h"
 #include "run/tensor_file.h"
 #include "run/tolerance.h"
 
@@ -38,6 +39,8 @@ struct RunPlan {
   double stress_allowance = 0;    // the pack's stress_mismatch_fraction
   std::string format;             // "kernelbench" or "kernelbench_hard", as the harness names it
   std::vector<CorrectnessCase> cases;
+  Isolation isolation;  // how the children are kept apart (run/sandbox.h)
+  std::vector<std::filesystem::path> interpreter_dirs;  // what the interpreter reads, mounted read-only
 
   nlohmann::json cases_json() const;
   nlohmann::json settings_json() const;  // run.json's settings

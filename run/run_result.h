@@ -46,6 +46,7 @@ struct RunResult {
   std::optional<nlohmann::json> trace;
   std::optional<std::string> trace_incomplete;
   std::optional<nlohmann::json> hardware;  // {name, peak_basis}
+  nlohmann::json isolation;                // run/sandbox.h Isolation::to_json
   double seconds = 0;
   std::optional<double> device_wait_seconds;  // runs sharing a device
 

@@ -1,12 +1,14 @@
 #include "run/submission_session.h"
 
 #include "run/channel.h"
-#include "run/child_env.h"
+#include "run/launch.h"
 #include "run/compare.h"
 #include "run/probe_findings.h"
 #include "run/tensor_file.h"
 
+#include <algorithm>
 #include <fstream>
+#include <numeric>
 
 namespace kaudit::run {
 namespace fs = std::filesystem;
@@ -19,7 +21,7 @@ SubmissionSession::SubmissionSession(const RunPlan& plan, const Workspace& ws, R
 void SubmissionSession::start() {
   const std::string shapes_file =
       plan_.problem.shapes.empty() ? "" : plan_.in_copy(ws_.work(), plan_.problem.shapes).string();
-  const fs::path cfg_path = ws_.private_dir() / "submission.json";
+  const fs::path cfg_path = ws_.submission_config_dir() / "submission.json";
   json cfg = {{"role", "submission"},
               {"device", plan_.options.device},
               {"format", plan_.format},
@@ -33,50 +35,54 @@ void SubmissionSession::start() {
   std::ofstream(cfg_path) << cfg.dump();
   started_ = phase_started_ = clock_type::now();
   timeout_s_ = plan_.setup_s;
-  child_ = std::make_unique<Child>(ChildSpec{{plan_.python.string(), "-B", plan_.harness.string(), cfg_path.string()},
-                                             child_env(plan_.options, ws_.work(), ws_.root() / "trace", plan_.tracer_lib),
-                                             ws_.work()});
+  child_ = std::make_unique<Child>(child_spec(plan_, ws_, Role::submission, cfg_path));
 }
 
-void SubmissionSession::run(const fs::path& stage_config_path, const std::map<std::pair<int, int>, json>& inputs) {
+void SubmissionSession::run(const fs::path& stage_config_path, const std::map<std::pair<int, int>, json>& inputs,
+                            const std::vector<int>& samples_per_shape) {
   inputs_ = &inputs;
+  samples_per_shape_ = samples_per_shape;
   auto handler = [this](const json& m) { return on_message(m); };
   // Import and build first, without the device's turn; then the calls.
-  Outcome out = drive(*child_, plan_.setup_s, handler);
+  Outcome out = drive(*child_, Speaker::submission, plan_.setup_s, handler);
   bad_messages_ = std::move(out.bad_messages);
-  if (ready_ && !report_.error.is_object()) {
+  if (ready_ && !report_.error.is_object() && !violated_) {
     turn_ = device_.take(DeviceTurns::Kind::shared);
     phase_started_ = clock_type::now();  // the wait is device_wait_seconds
     timeout_s_ = plan_.phase_s;
     child_->send_line(stage_config_path.string());
-    out = drive(*child_, plan_.phase_s, handler);
+    out = drive(*child_, Speaker::submission, plan_.phase_s, handler);
     bad_messages_.insert(bad_messages_.end(), out.bad_messages.begin(), out.bad_messages.end());
   }
   timed_out_ = out.timed_out;
+  for (const auto& b : bad_messages_) report_.violations.push_back("a malformed message (" + b + ")");
 }
 
 double SubmissionSession::on_message(const json& m) {
-  const std::string ev = m.value("event", std::string());
+  const std::string ev = m["event"];
   if (ev == "hello") {
-    report_.pid = m.value("pid", 0L);
+    report_.pid = m["pid"].get<long>();
     return 0;
   }
-  if (ev == "ready" && !ready_) return on_ready();
-  if (ev == "turn" && device_.shared_device()) return on_turn();
-  if (ev == "turn_done" && turn_.kind() == DeviceTurns::Kind::exclusive) return on_turn_done();
+  if (ev == "ready") return ready_ ? violation("a second 'ready'") : on_ready();
   if (ev == "phase") return on_phase(m);
-  if (ev == "call" && m.value("kind", std::string()) == "correctness") return on_correctness_call(m);
+  if (ev == "call" && m["kind"] == "correctness") return on_correctness_call(m);
   if (ev == "checks") {
-    report_.correctness_counts[m.value("shape", -1)] = m;
+    report_.correctness_counts[m["shape"].get<int>()] = m;
     return 0;
   }
-  if (ev == "probe" && m.value("probe", std::string()) == "stream-order") {
-    report_.stream_order[m.value("shape", -1)] = {{"outputs", m.value("outputs", 0)},
-                                                  {"differing", m.value("differing", 0)}};
+  if (ev == "probe" && m["probe"] == "stream-order") {
+    report_.stream_order[m["shape"].get<int>()] = {{"outputs", m["outputs"]}, {"differing", m["differing"]}};
     return plan_.call_s;
   }
-  if (ev == "timing") {
-    report_.timings[{m.value("shape", -1), m.value("mode", std::string())}] = m;
+  if (ev == "mode_start") return on_mode_start(m);
+  if (ev == "call_ready") return on_call_ready(m);
+  if (ev == "timed") return on_timed(m);
+  if (ev == "mode_end") return on_mode_end(m);
+  if (ev == "timing") return on_timing(m);
+  if (ev == "tampered") {
+    for (const auto& n : m["names"])
+      if (n.is_string() && report_.tampered.size() < 50) report_.tampered.push_back(n.get<std::string>());
     return 0;
   }
   if (ev == "error") {
@@ -84,10 +90,19 @@ double SubmissionSession::on_message(const json& m) {
     return -1;
   }
   if (ev == "done") {
+    if (open_mode_ || closed_mode_) return violation("'done' while a timing mode was still open");
     report_.done = true;
     return -1;
   }
-  return 0;
+  return violation("an unexpected '" + ev + "' message");
+}
+
+// A message out of protocol: recorded, and the run stops there (what comes
+// after it cannot be trusted).
+double SubmissionSession::violation(const std::string& what) {
+  report_.violations.push_back(what + " in " + phase_text());
+  violated_ = true;
+  return -1;
 }
 
 double SubmissionSession::on_ready() {
@@ -97,22 +112,88 @@ double SubmissionSession::on_ready() {
   return -1;  // set up: it waits for its inputs and its turn on the device
 }
 
-double SubmissionSession::on_turn() {
-  // A timing mode: the device alone (the harness waits for "go").
-  turn_.release();
-  const auto asked = clock_type::now();
-  turn_ = device_.take(DeviceTurns::Kind::exclusive);
-  phase_started_ += clock_type::now() - asked;  // the wait is device_wait_seconds
+// A timing mode starts: the device alone (runs sharing it wait), and the
+// calls whose outputs are checked are drawn now, known only to the runner.
+double SubmissionSession::on_mode_start(const json& m) {
+  const std::pair<int, std::string> key{m["shape"].get<int>(), m["mode"].get<std::string>()};
+  const auto& modes = plan_.options.modes;
+  const int shapes = static_cast<int>(samples_per_shape_.size());
+  if (!ready_ || open_mode_ || closed_mode_ || key.first < 0 || key.first >= shapes ||
+      std::find(modes.begin(), modes.end(), key.second) == modes.end() || drawn_.count(key))
+    return violation("a 'mode_start' out of order");
+  open_mode_ = key;
+  next_call_ = 0;
+  call_running_ = false;
+  std::vector<int> calls(static_cast<std::size_t>(plan_.trials));
+  std::iota(calls.begin(), calls.end(), 0);
+  std::shuffle(calls.begin(), calls.end(), rng_);
+  const auto n = std::min<std::size_t>(calls.size(), static_cast<std::size_t>(samples_per_shape_[key.first]));
+  drawn_[key] = std::set<int>(calls.begin(), calls.begin() + static_cast<std::ptrdiff_t>(n));
+  if (device_.shared_device()) {
+    turn_.release();
+    const auto asked = clock_type::now();
+    turn_ = device_.take(DeviceTurns::Kind::exclusive);
+    phase_started_ += clock_type::now() - asked;  // the wait is device_wait_seconds
+  }
   child_->send_line("go");
   return plan_.phase_s;
 }
 
-double SubmissionSession::on_turn_done() {
-  turn_.release();
-  const auto asked = clock_type::now();
-  turn_ = device_.take(DeviceTurns::Kind::shared);
-  phase_started_ += clock_type::now() - asked;
+double SubmissionSession::on_call_ready(const json& m) {
+  if (!open_mode_ || call_running_ || m["shape"].get<int>() != open_mode_->first || m["mode"] != open_mode_->second ||
+      m["call"].get<int>() != next_call_ || next_call_ >= plan_.trials)
+    return violation("a 'call_ready' out of order");
+  call_running_ = true;
+  child_->send_line("go");
+  call_started_ = clock_type::now();
+  return 0;
+}
+
+// The call's time as the runner's clock saw it, and whether its output is
+// checked: told only now, after the call returned.
+double SubmissionSession::on_timed(const json& m) {
+  const auto now = clock_type::now();
+  if (!open_mode_ || !call_running_ || m["shape"].get<int>() != open_mode_->first ||
+      m["mode"] != open_mode_->second || m["call"].get<int>() != next_call_)
+    return violation("a 'timed' report out of order");
+  call_running_ = false;
+  report_.timed_calls[*open_mode_].push_back(
+      {m["ms"].get<double>(), std::chrono::duration<double, std::milli>(now - call_started_).count()});
+  child_->send_line(drawn_[*open_mode_].count(next_call_) ? "keep" : "next");
+  ++next_call_;
+  return 0;
+}
+
+double SubmissionSession::on_mode_end(const json& m) {
+  if (!open_mode_ || call_running_ || m["shape"].get<int>() != open_mode_->first ||
+      m["mode"] != open_mode_->second || next_call_ != plan_.trials)
+    return violation("a 'mode_end' before every timed call");
+  closed_mode_ = open_mode_;
+  open_mode_.reset();
+  if (device_.shared_device()) {
+    turn_.release();
+    const auto asked = clock_type::now();
+    turn_ = device_.take(DeviceTurns::Kind::shared);
+    phase_started_ += clock_type::now() - asked;
+  }
   return plan_.phase_s;
+}
+
+// The mode's summary: its samples must be exactly the calls the runner drew;
+// its times are the ones reported call by call, never a list sent at the end.
+double SubmissionSession::on_timing(const json& m) {
+  const std::pair<int, std::string> key{m["shape"].get<int>(), m["mode"].get<std::string>()};
+  if (!closed_mode_ || key != *closed_mode_) return violation("a 'timing' summary out of order");
+  closed_mode_.reset();
+  std::set<int> returned;
+  for (const auto& sample : m["samples"]) returned.insert(sample["call"].get<int>());
+  if (returned != drawn_[key] || m["samples"].size() != returned.size())
+    return violation("timing samples that are not the calls the runner chose");
+  json t = m;
+  t["times_ms"] = json::array();
+  for (const auto& c : report_.timed_calls[key]) t["times_ms"].push_back(c.ms);
+  report_.timings[key] = t;
+  return 0;
 }
 
 double SubmissionSession::on_phase(const json& m) {
@@ -124,17 +205,22 @@ double SubmissionSession::on_phase(const json& m) {
 }
 
 double SubmissionSession::on_correctness_call(const json& m) {
-  const int i = m.value("shape", -1), j = m.value("case", -1);
+  const int i = m["shape"], j = m["case"];
   if (!inputs_) return plan_.call_s;
   const auto orig_it = inputs_->find({i, j});
-  if (orig_it == inputs_->end() || !valid_entries(m.value("outputs", json()), ws_.xfer())) return plan_.call_s;
+  if (orig_it == inputs_->end() || report_.outputs.count({i, j}))
+    return violation("a correctness call that was not asked for");
+  if (!valid_entries(m["outputs"], ws_.xfer(), "out")) return violation("correctness outputs outside its folder");
   report_.outputs[{i, j}] = m["outputs"];
   // Inputs after the call against the bytes handed over: compared here,
   // then the copies go.
-  const json after = m.value("inputs_after", json::array());
-  const json& orig = orig_it->second;
+  const json after = m["inputs_after"];
+  // A stress case's inputs were scaled in the harness: it hands them over as the call got them.
+  const bool scaled = m.contains("inputs_before");
+  if (scaled && !valid_entries(m["inputs_before"], ws_.xfer(), "out")) return violation("inputs handed back outside its folder");
+  const json& orig = scaled ? m["inputs_before"] : orig_it->second;
   for (std::size_t k = 0; k < after.size() && k < orig.size(); ++k) {
-    if (!valid_entry(after[k], ws_.xfer())) continue;
+    if (!valid_entry(after[k], ws_.xfer(), "out")) return violation("inputs handed back outside its folder");
     bool same = true;
     if (after[k].contains("file") && orig[k].contains("file")) {
       try {
@@ -150,6 +236,12 @@ double SubmissionSession::on_correctness_call(const json& m) {
     }
     if (!same) report_.mutated[{i, j}].push_back(static_cast<int>(k));
   }
+  if (scaled)
+    for (const auto& e : orig)
+      if (e.contains("file")) {
+        std::error_code ec;
+        fs::remove(ws_.xfer() / e["file"].get<std::string>(), ec);
+      }
   return plan_.call_s;
 }
 
@@ -172,7 +264,10 @@ std::string SubmissionSession::phase_text() const {
 
 void SubmissionSession::finish(int shapes, int cases) {
   end_phase();
-  const ExitStatus status = child_->finish(std::chrono::seconds(timed_out_ ? 0 : 5));
+  ExitStatus status = child_->finish(std::chrono::seconds(timed_out_ ? 0 : 5));
+  // bubblewrap exits with 128 + N when what it ran died of signal N.
+  if (plan_.isolation.sandboxed && status.exited && status.code > 128 && status.code < 128 + 65)
+    status = ExitStatus{false, 0, status.code - 128};
   turn_.release();
   record_process(status);
   judge_ending(status, shapes, cases);
@@ -196,7 +291,24 @@ void SubmissionSession::judge_ending(const ExitStatus& status, int shapes, int c
   const std::string exited_early = " before the harness handed over any result; an exit status or a printed PASS "
                                    "counts for nothing.";
   const json& error = report_.error;
-  if (timed_out_) {
+  if (!report_.violations.empty()) {
+    std::string list;
+    for (std::size_t k = 0; k < report_.violations.size() && k < 3; ++k) list += (k ? "; " : "") + report_.violations[k];
+    result_.findings.push_back(make_probe_finding(
+        "protocol-violation", solution, phase_text(),
+        std::to_string(report_.violations.size()) + " message(s) on the harness's channel broke its protocol: " + list +
+            ". The harness never writes these; code in the submission's process did."));
+  }
+  if (!report_.tampered.empty()) {
+    std::string list;
+    for (std::size_t k = 0; k < report_.tampered.size() && k < 8; ++k) list += (k ? ", " : "") + report_.tampered[k];
+    result_.findings.push_back(make_probe_finding("harness-tampered", solution, phase_text(),
+                                                  "The submission replaced functions the harness relies on: " + list + "."));
+  }
+  if (violated_) {
+    result_.set_error(phase, "the submission broke the harness's protocol (" + report_.violations.back() +
+                                 "); the run was stopped there");
+  } else if (timed_out_) {
     result_.set_error(phase, "timed out after " + std::to_string(static_cast<int>(timeout_s_)) + " s in " +
                                  phase_text() + "; the process group was killed");
   } else if (error.is_object()) {
@@ -237,11 +349,7 @@ json stage_config(const RunPlan& plan, const Workspace& ws, const std::map<std::
   json correctness = json::array();
   for (int i = 0; i < shapes; ++i)
     for (int j = 0; j < cases; ++j) correctness.push_back({{"shape", i}, {"case", j}, {"inputs", inputs_of(i, j)}});
-  std::vector<int> samples;
-  for (int k = 0; k < o.samples && plan.trials > 0; ++k) {
-    const int idx = o.samples == 1 ? plan.trials - 1 : k * (plan.trials - 1) / std::max(1, o.samples - 1);
-    if (samples.empty() || samples.back() != idx) samples.push_back(idx);
-  }
+  const int sample_count = std::min(o.samples, plan.trials);
   // Shapes with large inputs: one sample per mode (RunOptions::large_input_bytes).
   json samples_by_shape = json::array();
   for (int i = 0; i < shapes; ++i) {
@@ -250,8 +358,7 @@ json stage_config(const RunPlan& plan, const Workspace& ws, const std::map<std::
       std::error_code ec;
       if (e.contains("file") && e["file"].is_string()) bytes += fs::file_size(ws.xfer() / e["file"].get<std::string>(), ec);
     }
-    samples_by_shape.push_back(bytes > o.large_input_bytes && !samples.empty() ? json::array({samples.back()})
-                                                                                : json(samples));
+    samples_by_shape.push_back(bytes > o.large_input_bytes ? std::min(1, sample_count) : sample_count);
   }
   json reference_changing = json::array();  // shapes whose reference writes into its inputs
   for (const auto& [shape, h] : habits)
@@ -260,7 +367,7 @@ json stage_config(const RunPlan& plan, const Workspace& ws, const std::map<std::
           {"modes", o.modes},
           {"warmup", o.warmup},
           {"trials", plan.trials},
-          {"samples_by_shape", samples_by_shape},
+          {"samples_per_shape", samples_by_shape},
           {"mode_seeds", {{"bench", 0}, {"fresh", 100000}, {"rewrite", 200000}}},
           {"flush_bytes", plan.cpu ? 0.0 : 2 * l2_bytes},
           {"keep_alive_bytes", plan.cpu ? 256.0 * (1 << 20) : 16.0 * (1 << 30)},

@@ -13,11 +13,21 @@
 
 #include <map>
 #include <memory>
+#include <optional>
+#include <random>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace kaudit::run {
+
+// One timed call as the runner saw it: the time the harness reported, and
+// the runner's own clock from its "go" to the report (docs/runner.md).
+struct TimedCall {
+  double ms = 0;
+  double bracket_ms = 0;
+};
 
 // What the submission's harness reported, for the later steps.
 struct SubmissionReport {
@@ -26,6 +36,9 @@ struct SubmissionReport {
   std::map<int, nlohmann::json> correctness_counts;           // shape -> the harness's output checks
   std::map<int, nlohmann::json> stream_order;                 // shape -> {outputs, differing}
   std::map<std::pair<int, std::string>, nlohmann::json> timings;  // (shape, mode) -> timing message
+  std::map<std::pair<int, std::string>, std::vector<TimedCall>> timed_calls;  // (shape, mode) -> calls in order
+  std::vector<std::string> tampered;    // what the harness found replaced (`tampered`)
+  std::vector<std::string> violations;  // messages out of protocol: malformed, out of order, forged
   nlohmann::json error;  // the harness's error message, or null
   bool done = false;     // the harness said every call was made
   long pid = 0;          // the submission's process id (for its trace)
@@ -38,7 +51,9 @@ class SubmissionSession {
   void start();
   // Waits for its set-up; then hands it the correctness and timing plan
   // (`stage_config`, a file in the private folder) and drives every call.
-  void run(const std::filesystem::path& stage_config, const std::map<std::pair<int, int>, nlohmann::json>& inputs);
+  // `samples_per_shape`: how many timed calls of each mode the runner checks.
+  void run(const std::filesystem::path& stage_config, const std::map<std::pair<int, int>, nlohmann::json>& inputs,
+           const std::vector<int>& samples_per_shape);
   // Ends the process, records it in the result and turns how it ended into
   // an error or findings.
   void finish(int shapes, int cases);
@@ -48,8 +63,12 @@ class SubmissionSession {
  private:
   double on_message(const nlohmann::json& m);
   double on_ready();
-  double on_turn();
-  double on_turn_done();
+  double on_mode_start(const nlohmann::json& m);
+  double on_call_ready(const nlohmann::json& m);
+  double on_timed(const nlohmann::json& m);
+  double on_mode_end(const nlohmann::json& m);
+  double on_timing(const nlohmann::json& m);
+  double violation(const std::string& what);
   double on_phase(const nlohmann::json& m);
   double on_correctness_call(const nlohmann::json& m);
   void end_phase();
@@ -71,6 +90,17 @@ class SubmissionSession {
   double timeout_s_ = 0;     // the deadline in force, for the error message
   bool timed_out_ = false;
   std::vector<std::string> bad_messages_;
+  // The timing protocol: the mode that is open, the call expected next, and
+  // which calls the runner checks (drawn when the mode starts, told to the
+  // harness one call at a time, after each call returned).
+  std::vector<int> samples_per_shape_;
+  std::optional<std::pair<int, std::string>> open_mode_, closed_mode_;
+  int next_call_ = 0;
+  bool call_running_ = false;
+  clock_type::time_point call_started_;
+  std::map<std::pair<int, std::string>, std::set<int>> drawn_;
+  std::mt19937_64 rng_{std::random_device{}()};
+  bool violated_ = false;
 };
 
 // The correctness and timing plan handed to the submission's harness

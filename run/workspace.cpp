@@ -18,7 +18,8 @@ Workspace::Workspace() {
   std::string templ = (fs::path(tmp && *tmp ? tmp : "/tmp") / "kaudit-run-XXXXXX").string();
   if (!mkdtemp(templ.data())) throw std::runtime_error("cannot create a temporary folder under " + templ);
   root_ = templ;
-  for (const char* sub : {"work", "refwork", "xfer", "private"}) fs::create_directories(root_ / sub);
+  for (const char* sub : {"work", "refwork", "xfer/in", "xfer/exp", "xfer/out", "private", "subcfg"})
+    fs::create_directories(root_ / sub);
 }
 
 Workspace::~Workspace() {

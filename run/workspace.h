@@ -1,7 +1,14 @@
 // The temporary folders of one run: `work` (the submission's working folder,
 // holding copies of the problem files and the solution), `refwork` (the
-// reference's), `xfer` (tensor files) and `private` (configs). Removed when
+// reference's), `xfer` (tensor files), `private` (the runner's and the
+// reference's configs) and `subcfg` (the submission's configs). Removed when
 // the Workspace goes, unless kept.
+//
+// Tensor files are named relative to `xfer`, in one of three folders that
+// say who wrote them: `in/` (the reference's inputs: the submission reads
+// them, read-only), `exp/` (the reference's expected outputs: the submission
+// never sees them) and `out/` (the submission's outputs: the reference reads
+// them, read-only). In the sandbox each child can write only its own.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -25,6 +32,10 @@ class Workspace {
   std::filesystem::path refwork() const { return root_ / "refwork"; }
   std::filesystem::path xfer() const { return root_ / "xfer"; }
   std::filesystem::path private_dir() const { return root_ / "private"; }
+  std::filesystem::path submission_config_dir() const { return root_ / "subcfg"; }
+  std::filesystem::path inputs_dir() const { return xfer() / "in"; }
+  std::filesystem::path expected_dir() const { return xfer() / "exp"; }
+  std::filesystem::path outputs_dir() const { return xfer() / "out"; }
   void keep(bool k) { keep_ = k; }
 
  private:

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 
 packages=(cmake ninja-build g++ pkg-config clang-19 libclang-19-dev llvm-19-dev libtree-sitter-dev
           nlohmann-json3-dev libcli11-dev libyaml-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev
-          libicu-dev python3-torch chromium universal-ctags)
+          libicu-dev python3-torch chromium universal-ctags bubblewrap)
 command -v npm >/dev/null 2>&1 || packages+=(npm)
 
 missing=()

@@ -9,27 +9,57 @@ this process, so a submission that patches torch cannot change a verdict.
 
 Messages go to the runner as JSON lines on the file descriptor it opened
 (config "channel_fd"), never on stdout.
+
+The submission runs in this process and can reach anything in it: nothing
+it says is taken on trust (docs/threat-model.md). The harness binds every
+function it relies on before the submission is imported and reports any
+that was replaced afterwards (`tampered`); the runner times each timed call
+from outside, reveals which calls it checks only after they returned, and
+reads every tensor as bytes.
 """
 import ctypes
 import importlib.util
 import json
 import os
+import secrets
+import stat
 import sys
 import time
 import traceback
 
 CONFIG = {}
-CHANNEL = None
+CHANNEL_FD = -1
+
+# Bound before anything else is imported: what the harness calls is these,
+# whatever the submission later does to the modules they came from.
+_dumps = json.dumps
+_loads = json.loads
+_os_write = os.write
+_os_open = os.open
+_os_close = os.close
+_os_fstat = os.fstat
+_os_fdopen = os.fdopen
+_perf_counter = time.perf_counter
+_isreg = stat.S_ISREG
+_token_hex = secrets.token_hex
+_stdin_readline = sys.stdin.readline
+_exc_format = traceback.format_exception
 
 
 def send(event, **fields):
     fields["event"] = event
-    CHANNEL.write(json.dumps(fields, separators=(",", ":")) + "\n")
-    CHANNEL.flush()
+    data = (_dumps(fields, separators=(",", ":")) + "\n").encode()
+    while data:
+        data = data[_os_write(CHANNEL_FD, data):]
+
+
+def receive():
+    """One line from the runner (stdin), without its newline."""
+    return _stdin_readline().strip()
 
 
 def fail(phase, exc):
-    tb = traceback.format_exception(type(exc), exc, exc.__traceback__)
+    tb = _exc_format(type(exc), exc, exc.__traceback__)
     send("error", phase=phase, type=type(exc).__name__, message=str(exc)[:2000],
          traceback="".join(tb)[-4000:])
 
@@ -40,37 +70,114 @@ def dtype_name(t):
     return str(t.dtype).replace("torch.", "")
 
 
+class Ops:
+    """Torch functions and tensor methods the harness uses, bound from torch's
+    C types before the submission is imported (bind_torch)."""
+
+
+T = Ops()
+
+
+def bind_torch(torch):
+    # As torch.Tensor has them now, C or Python, before the submission runs.
+    for name in ("clone", "contiguous", "detach", "cpu", "view", "reshape", "numel", "element_size",
+                 "data_ptr", "copy_", "to", "is_floating_point", "as_subclass"):
+        setattr(T, name, getattr(torch.Tensor, name))
+    # torch 1.x has typed storages only.
+    T.storage = getattr(torch.Tensor, "untyped_storage", None) or torch.Tensor.storage
+    for name in ("equal", "empty", "full", "manual_seed"):
+        setattr(T, name, getattr(torch, name))
+    T.Tensor = torch.Tensor
+    T.uint8 = torch.uint8
+    if torch.cuda.is_available():
+        T.Event = torch.cuda.Event
+        T.synchronize = torch.cuda.synchronize
+        T.ev_record = torch.cuda.Event.record
+        T.ev_synchronize = torch.cuda.Event.synchronize
+        T.ev_elapsed = torch.cuda.Event.elapsed_time
+
+
+def seals(torch):
+    """(owner, name, object) for every function the harness relies on, and
+    every function of the harness itself: none may be replaced once the
+    submission runs."""
+    pairs = [(json, "dumps"), (json, "loads"), (os, "write"), (os, "open"), (os, "fstat"),
+             (time, "perf_counter"), (torch, "equal"), (torch, "empty"), (torch, "full"),
+             (torch, "manual_seed"), (torch.Tensor, "clone"), (torch.Tensor, "copy_"),
+             (torch.Tensor, "data_ptr"), (torch.Tensor, "untyped_storage"), (torch.Tensor, "storage"),
+             (torch.Tensor, "__eq__")]
+    if CONFIG["device"] == "cuda":
+        pairs += [(torch.cuda, "Event"), (torch.cuda, "synchronize"), (torch.cuda.Event, "record"),
+                  (torch.cuda.Event, "elapsed_time"), (torch.cuda.Event, "synchronize")]
+    out = [(owner, name, getattr(owner, name)) for owner, name in pairs if hasattr(owner, name)]
+    here = sys.modules[__name__]
+    out += [(here, name, obj) for name, obj in list(vars(here).items())
+            if callable(obj) and not name.startswith("__")]
+    out += [(T, name, obj) for name, obj in list(vars(T).items())]
+    return out
+
+
+def replaced(sealed):
+    """Names of sealed functions that are no longer what they were."""
+    names = []
+    for owner, name, obj in sealed:
+        try:
+            now = getattr(owner, name)
+        except Exception:  # noqa: BLE001 - deleted, or a property that raises
+            now = None
+        # Bound methods compare equal, not identical, on every lookup.
+        if now is not obj and now != obj:
+            names.append("%s.%s" % (getattr(owner, "__name__", type(owner).__name__), name))
+    return names
+
+
+def open_new(path):
+    """A file the harness writes: never one that exists, never through a link."""
+    fd = _os_open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    return _os_fdopen(fd, "wb")
+
+
+def open_existing(path):
+    """A file the harness reads: a regular file, never through a link."""
+    fd = _os_open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    if not _isreg(_os_fstat(fd).st_mode):
+        _os_close(fd)
+        raise ValueError("%s is not a regular file" % path)
+    return _os_fdopen(fd, "rb")
+
+
 def write_tensor(torch, t, path):
-    """One JSON header line, then the tensor's bytes in row-major order."""
-    if type(t) is not torch.Tensor:
-        t = t.as_subclass(torch.Tensor)
-    c = t.detach().contiguous().cpu()
-    nbytes = c.numel() * c.element_size()
+    """One JSON header line, then the tensor's bytes in row-major order.
+    Returns the file's name relative to the exchange folder."""
+    if type(t) is not T.Tensor:
+        t = T.as_subclass(t, T.Tensor)
+    c = T.cpu(T.contiguous(T.detach(t)))
+    nbytes = T.numel(c) * T.element_size(c)
     header = {"dtype": dtype_name(c), "shape": list(c.shape), "nbytes": nbytes}
-    with open(path, "wb") as f:
-        f.write((json.dumps(header) + "\n").encode())
+    with open_new(path) as f:
+        f.write((_dumps(header) + "\n").encode())
         if nbytes:  # straight from the tensor's memory, no copy
-            f.write((ctypes.c_ubyte * nbytes).from_address(c.data_ptr()))
-    return os.path.basename(path)
+            f.write((ctypes.c_ubyte * nbytes).from_address(T.data_ptr(c)))
+    return os.path.relpath(path, CONFIG["xfer"])
 
 
 def read_tensor(torch, path, device):
-    with open(path, "rb") as f:
-        header = json.loads(f.readline())
-        t = torch.empty(header["shape"], dtype=getattr(torch, header["dtype"]))
-        nbytes = t.numel() * t.element_size()
+    with open_existing(path) as f:
+        header = _loads(f.readline())
+        t = T.empty(header["shape"], dtype=getattr(torch, header["dtype"]))
+        nbytes = T.numel(t) * T.element_size(t)
         if nbytes != header["nbytes"]:
             raise ValueError("%s: byte count does not match the shape" % path)
-        if nbytes and f.readinto((ctypes.c_ubyte * nbytes).from_address(t.data_ptr())) != nbytes:
+        if nbytes and f.readinto((ctypes.c_ubyte * nbytes).from_address(T.data_ptr(t))) != nbytes:
             raise ValueError("%s: truncated" % path)
-    return t.to(device)
+    return T.to(t, device)
 
 
 def write_values(torch, values, prefix):
     """Inputs and outputs as entries: tensors to files, plain values inline."""
     entries = []
     for k, v in enumerate(values):
-        if isinstance(v, torch.Tensor):
+        if isinstance(v, T.Tensor):
             entries.append({"file": write_tensor(torch, v, "%s%d.bin" % (prefix, k))})
         elif v is None or isinstance(v, (bool, int, float, str)):
             entries.append({"value": v})
@@ -94,9 +201,9 @@ def read_values(torch, entries, device, cache=None):
         else:
             if e["file"] not in cache:
                 cache[e["file"]] = read_tensor(torch, os.path.join(xfer, e["file"]), device)
-            t = cache[e["file"]].clone()
+            t = T.clone(cache[e["file"]])
         if "scale" in e:
-            t = (t.to(torch.float32) * float(e["scale"])).to(t.dtype)
+            t = T.to(T.to(t, torch.float32) * float(e["scale"]), t.dtype)
         values.append(t)
     return values
 
@@ -168,7 +275,7 @@ class Problem:
     def make_model(self, cls):
         torch = self.torch
         init = list(self.ref.get_init_inputs())
-        torch.manual_seed(CONFIG["init_seed"])
+        T.manual_seed(CONFIG["init_seed"])
         model = cls(*init)
         if isinstance(model, torch.nn.Module):
             model = model.to(CONFIG["device"])
@@ -176,14 +283,13 @@ class Problem:
         return model
 
     def gen_inputs(self, seed):
-        torch = self.torch
-        torch.manual_seed(seed)
-        return [v.to(CONFIG["device"]) if isinstance(v, torch.Tensor) else v for v in self.ref.get_inputs()]
+        T.manual_seed(seed)
+        return [T.to(v, CONFIG["device"]) if isinstance(v, T.Tensor) else v for v in self.ref.get_inputs()]
 
 
 def sync(torch):
     if CONFIG["device"] == "cuda":
-        torch.cuda.synchronize()
+        T.synchronize()
 
 
 # ---------------------------------------------------------------- reference
@@ -213,9 +319,13 @@ def run_reference(torch):
     problem = Problem(torch)
     send("shapes", shapes=problem.shapes)
     # Wait for the device's turn (runs that share a GPU take turns at it).
-    if not sys.stdin.readline():
+    if not receive():
         return
-    xfer = CONFIG["xfer"]
+    # Names nobody can guess: the reference's files are never ones the
+    # submission made (and it cannot write where they go, in the sandbox).
+    token = _token_hex(8)
+    inputs_dir = os.path.join(CONFIG["xfer"], "in")
+    expected_dir = os.path.join(CONFIG["xfer"], "exp")
     mutating_shapes = set()  # shapes whose reference writes into its inputs
     with torch.no_grad():
         for i in range(len(problem.shapes)):
@@ -229,7 +339,7 @@ def run_reference(torch):
                 if case["seed"] not in written:
                     inputs = problem.gen_inputs(case["seed"])
                     written[case["seed"]] = (
-                        write_values(torch, inputs, os.path.join(xfer, "in_s%d_c%d_" % (i, j))),
+                        write_values(torch, inputs, os.path.join(inputs_dir, "%s_s%d_c%d_" % (token, i, j))),
                         [isinstance(v, torch.Tensor) and v.is_floating_point() and v.element_size() >= 2
                          for v in inputs])
                     if j == 0 and tensor_bytes(torch, inputs) <= HABIT_CHECK_BYTES:
@@ -247,11 +357,11 @@ def run_reference(torch):
     send("generated")
     # The runner sends the path of the check jobs once the submission is done:
     # the expected outputs do not exist while the submission runs.
-    line = sys.stdin.readline().strip()
+    line = receive()
     if not line:
         return
-    with open(line) as f:
-        jobs = json.load(f)["jobs"]
+    with open_existing(line) as f:
+        jobs = _loads(f.read())["jobs"]
     # Jobs on the same input files (a seed's case, its stress cases, bench
     # samples) one after another, so that each file is read once.
     def files_of(job):
@@ -271,7 +381,7 @@ def run_reference(torch):
             inputs = read_values(torch, job["inputs"], CONFIG["device"], cache)
             out = models[i](*inputs)
             outs = returned(out)
-            entries = write_values(torch, outs, os.path.join(xfer, "exp_%s_" % job["id"]))
+            entries = write_values(torch, outs, os.path.join(expected_dir, "%s_%s_" % (token, job["id"])))
             send("expected", id=job["id"], outputs=entries)
 
 
@@ -321,12 +431,8 @@ def shares_storage(torch, t, spans):
 
 
 def storage_range(torch, t):
-    try:
-        s = t.untyped_storage()
-        return s.data_ptr(), s.nbytes()
-    except AttributeError:
-        s = t.storage()
-        return s.data_ptr(), s.size() * s.element_size()
+    s = T.storage(t)
+    return s.data_ptr(), (s.nbytes() if hasattr(s, "nbytes") else s.size() * s.element_size())
 
 
 class OutputChecks:
@@ -352,7 +458,7 @@ class OutputChecks:
             if type(o) is not torch.Tensor:
                 self.counts["non_plain"] += 1
                 self.types.add(type(o).__name__)
-            if o.numel() == 0:
+            if T.numel(o) == 0:
                 continue
             if shares_storage(torch, o, ins):
                 self.counts["aliases_input"] += 1
@@ -371,23 +477,23 @@ def poison(torch, nbytes):
     caching allocator; best effort on the CPU."""
     if not CONFIG.get("poison") or nbytes <= 0:
         return
-    blocks = [torch.full((max(nbytes, 1 << 20),), 255, dtype=torch.uint8, device=CONFIG["device"])]
-    blocks += [torch.full((1 << k,), 255, dtype=torch.uint8, device=CONFIG["device"]) for k in range(10, 21, 2)]
+    blocks = [T.full((max(nbytes, 1 << 20),), 255, dtype=T.uint8, device=CONFIG["device"])]
+    blocks += [T.full((1 << k,), 255, dtype=T.uint8, device=CONFIG["device"]) for k in range(10, 21, 2)]
     sync(torch)
     del blocks
 
 
 def clone_tensor(torch, v):
-    return v.clone() if isinstance(v, torch.Tensor) else v
+    return T.clone(v) if isinstance(v, T.Tensor) else v
 
 
 def same_values(torch, a, b):
     """Bitwise: NaN payloads and -0.0 count as changes."""
     for x, y in zip(a, b):
-        if isinstance(x, torch.Tensor):
+        if isinstance(x, T.Tensor):
             if x.shape != y.shape or x.dtype != y.dtype:
                 return False
-            if x.numel() and not torch.equal(x.reshape(-1).view(torch.uint8), y.reshape(-1).view(torch.uint8)):
+            if T.numel(x) and not T.equal(T.view(T.reshape(x, (-1,)), T.uint8), T.view(T.reshape(y, (-1,)), T.uint8)):
                 return False
         elif x != y:
             return False
@@ -407,15 +513,32 @@ def tensor_bytes(torch, values):
     return sum(v.numel() * v.element_size() for v in values if isinstance(v, torch.Tensor))
 
 
+def check_seals(sealed, reported, where):
+    """Reports, once each, sealed functions the submission replaced."""
+    names = [n for n in replaced(sealed) if n not in reported]
+    if names:
+        reported.update(names)
+        send("tampered", where=where, names=names[:50])
+
+
+# Correctness calls whose inputs are at most this many bytes hand them back
+# to the runner after every call (it compares the bytes itself); bigger ones
+# are compared here, with functions bound before the submission was imported.
+INPUTS_BACK_BYTES = 16 << 20
+
+
 def run_submission(torch):
     device = CONFIG["device"]
     xfer = CONFIG["xfer"]
+    outputs_dir = os.path.join(xfer, "out")
     send("phase", phase="setup")
     try:
         problem = Problem(torch)
     except BaseException as e:  # noqa: B902 - the problem itself failed
         fail("setup", e)
         return
+    sealed = seals(torch)  # before the submission is imported
+    tampered = set()
     try:
         solution = load_module("solution", CONFIG["solution"])
         # KernelBench names the submission's class ModelNew, KernelBench-Hard
@@ -427,57 +550,51 @@ def run_submission(torch):
     except BaseException as e:  # SystemExit and KeyboardInterrupt at import are failures too
         fail("import", e)
         return
+    check_seals(sealed, tampered, "import")
     # Import and set-up overlap the reference's input generation; the runner
     # then sends the path of the second half of the configuration.
     send("ready")
-    line = sys.stdin.readline().strip()
+    line = receive()
     if not line:
         return
-    with open(line) as f:
-        CONFIG.update(json.load(f))
+    with open_existing(line) as f:
+        CONFIG.update(_loads(f.read()))
     tracer = Tracer()
     flush_buf = None
     if device == "cuda" and CONFIG["flush_bytes"] > 0:
-        flush_buf = torch.empty(int(CONFIG["flush_bytes"]) // 4, dtype=torch.int32, device=device)
+        flush_buf = T.empty(int(CONFIG["flush_bytes"]) // 4, dtype=torch.int32, device=device)
 
     def flush():
         if flush_buf is not None:
             flush_buf.zero_()
 
-    def take_turn(shape, mode):
-        """Runs sharing the device (kaudit audit --jobs): timing needs the
-        device alone; the runner answers once every other run's GPU work is
-        done, and holds theirs back until end_turn."""
-        if CONFIG.get("timing_turns"):
-            send("turn", shape=shape, mode=mode)
-            if sys.stdin.readline().strip() != "go":
-                raise RuntimeError("the runner did not give the device's turn")
-
-    def end_turn():
-        if CONFIG.get("timing_turns"):
-            send("turn_done")
+    def expect(answer, what):
+        got = receive()
+        if got not in answer:
+            raise RuntimeError("the runner did not %s (it said %r)" % (what, got[:80]))
+        return got
 
     def timed(model, args, mode, shape, index):
         flush()
         tracer.begin("timed", shape, mode, index)
         if device == "cuda":
-            start = torch.cuda.Event(enable_timing=True)
-            end = torch.cuda.Event(enable_timing=True)
-            start.record()
+            start = T.Event(enable_timing=True)
+            end = T.Event(enable_timing=True)
+            T.ev_record(start)
             out = model(*args)
-            end.record()
+            T.ev_record(end)
             # The call ends once the timing event has completed, not once the
             # whole device is idle: work still running then (on side streams
             # the caller never waits for) lands after the call's end in the
             # trace (gpu-work-outside-timing) instead of being hidden by it.
-            end.synchronize()
+            T.ev_synchronize(end)
             tracer.end()
-            torch.cuda.synchronize()
-            ms = start.elapsed_time(end)
+            T.synchronize()
+            ms = T.ev_elapsed(start, end)
         else:
-            t0 = time.perf_counter()
+            t0 = _perf_counter()
             out = model(*args)
-            ms = (time.perf_counter() - t0) * 1e3
+            ms = (_perf_counter() - t0) * 1e3
             tracer.end()
         return out, ms
 
@@ -495,12 +612,119 @@ def run_submission(torch):
         if spin is not None:
             spin(STREAM_PROBE_SLEEP_CYCLES)
         out = model(*args)
-        outs = [o for o in returned(out) if isinstance(o, torch.Tensor)]
-        early = [o.clone() for o in outs]  # ordered on the caller's stream only
+        outs = [o for o in returned(out) if isinstance(o, T.Tensor)]
+        early = [T.clone(o) for o in outs]  # ordered on the caller's stream only
         sync(torch)
         tracer.end()
         differing = sum(1 for a, b in zip(early, outs) if not same_values(torch, [a], [b]))
         send("probe", shape=shape, probe="stream-order", outputs=len(outs), differing=differing)
+
+    def correctness(i, model, by_shape):
+        """Every correctness case of shape i: outputs (and inputs, when the
+        call may have changed them) go back to the runner as files."""
+        checks = OutputChecks(torch)
+        # Every case's inputs stay alive until the shape is done, so that no
+        # two calls of a shape see the same addresses; inputs of several GiB
+        # are let go (runs sharing the device would run out of memory), and a
+        # cache on addresses is then wrong at the next case instead of at the
+        # rewrite mode.
+        held, held_bytes = [], 0
+        files = {}  # a seed's files, read once for the seed and its stress cases
+        for n_case, c in enumerate(by_shape.get(i, [])):
+            inputs = read_values(torch, c["inputs"], device, files)
+            nbytes = tensor_bytes(torch, inputs)
+            held_bytes += nbytes
+            if held_bytes <= HOLD_BYTES:
+                held.append(inputs)
+            # Small inputs, and the first case's, go back to the runner after
+            # the call, whole; bigger ones are compared here first and go back
+            # only when they changed (large tensors are costly to move).
+            back = n_case == 0 or nbytes <= INPUTS_BACK_BYTES
+            prefix = os.path.join(outputs_dir, "s%d_c%d_" % (i, c["case"]))
+            # A stress case's inputs are scaled here, so they are not the
+            # reference's files: the runner gets them as the call got them.
+            scaled = back and any("scale" in e for e in c["inputs"])
+            handed = write_values(torch, inputs, prefix + "b") if scaled else None
+            before = None if back else [clone_tensor(torch, v) for v in inputs]
+            poison(torch, min(4 * nbytes, HOLD_BYTES))
+            tracer.begin("correctness", i, "", c["case"])
+            out = model(*inputs)
+            sync(torch)
+            tracer.end()
+            outs = checks.check(out, inputs)
+            after = []
+            if back or not same_values(torch, before, inputs):
+                after = write_values(torch, inputs, prefix + "a")
+            del before
+            extra = {"inputs_before": handed} if handed is not None else {}
+            send("call", kind="correctness", shape=i, case=c["case"],
+                 outputs=write_values(torch, [o for o in outs if isinstance(o, T.Tensor)], prefix + "o"),
+                 inputs_after=after, **extra)
+        send("checks", shape=i, mode="correctness", counts=checks.counts, types=sorted(checks.types))
+        return files
+
+    def timing(i, mode, model, base, first_inputs):
+        """One timing mode: warm-up, then each timed call started by the
+        runner ("go") and reported at once; the runner says after each call
+        whether it checks that call's output ("keep"), so no call knows
+        whether it will be checked."""
+        checks = OutputChecks(torch)
+        send("mode_start", shape=i, mode=mode)
+        expect(("go",), "start the mode")
+        for w in range(CONFIG["warmup"]):
+            tracer.begin("warmup", i, mode, w)
+            out = model(*base)
+            sync(torch)
+            tracer.end()
+            checks.check(out, base)
+        # bench: the benchmark's question is the first case's, every call, so
+        # a kept call is checked against those inputs even when the submission
+        # changed them in an earlier call (inputs scaled in place, an output
+        # written over one), unless the reference itself changes them. fresh
+        # and rewrite (and that case): the inputs as the call sees them.
+        named = mode == "bench" and i not in CONFIG.get("reference_changes_inputs", [])
+        kept, kept_bytes, pending = [], 0, []
+        versions_moved = 0
+        for k in range(CONFIG["trials"]):
+            seed = CONFIG["mode_seeds"][mode] + 1000 * i + k
+            if mode == "bench":
+                args = base
+            elif mode == "fresh":
+                args = problem.gen_inputs(seed)
+                kept.append(args)  # kept alive so that addresses really differ
+                kept_bytes += tensor_bytes(torch, args)
+                while kept_bytes > CONFIG["keep_alive_bytes"] and len(kept) > 1:
+                    kept_bytes -= tensor_bytes(torch, kept.pop(0))
+            else:  # rewrite: new values in the warm-up storage, version counters untouched
+                for b, v in zip(base, problem.gen_inputs(seed)):
+                    if isinstance(b, T.Tensor):
+                        version = b._version
+                        T.copy_(b.data, v)
+                        versions_moved += b._version != version
+                args = base
+            before = None if named else [clone_tensor(torch, v) for v in args]
+            sync(torch)
+            send("call_ready", shape=i, mode=mode, call=k)
+            expect(("go",), "start the call")
+            out, ms = timed(model, args, mode, i, k)
+            send("timed", shape=i, mode=mode, call=k, ms=ms)
+            outs = checks.check(out, args)
+            if expect(("keep", "next"), "say whether the call is checked") == "keep":
+                entry = {"call": k, "outputs": [T.clone(o) for o in outs if isinstance(o, T.Tensor)]}
+                entry["named" if named else "inputs"] = first_inputs if named else before
+                pending.append(entry)
+            del before, out, outs
+        del kept
+        send("mode_end", shape=i, mode=mode)
+        sampled = []
+        for entry in pending:
+            prefix = os.path.join(outputs_dir, "t_s%d_%s_%d_" % (i, mode, entry["call"]))
+            sampled.append({"call": entry["call"],
+                            "inputs": (entry["named"] if "named" in entry
+                                       else write_values(torch, entry["inputs"], prefix + "i")),
+                            "outputs": write_values(torch, entry["outputs"], prefix + "o")})
+        send("timing", shape=i, mode=mode, samples=sampled, counts=checks.counts,
+             types=sorted(checks.types), versions_moved=versions_moved)
 
     by_shape = {}
     for c in CONFIG["correctness"]:
@@ -513,39 +737,8 @@ def run_submission(torch):
             problem.apply_shape(i)
             with torch.no_grad():
                 model = problem.make_model(cls)
-                checks = OutputChecks(torch)
-                # Every case's inputs stay alive until the shape is done, so
-                # that no two calls of a shape see the same addresses; inputs
-                # of several GiB are let go (runs sharing the device would
-                # run out of memory), and a cache on addresses is then wrong
-                # at the next case instead of at the rewrite mode.
-                held, held_bytes = [], 0
-                files = {}  # a seed's files, read once for the seed and its stress cases
-                for n_case, c in enumerate(by_shape.get(i, [])):
-                    inputs = read_values(torch, c["inputs"], device, files)
-                    held_bytes += tensor_bytes(torch, inputs)
-                    if held_bytes <= HOLD_BYTES:
-                        held.append(inputs)
-                    # The first case's inputs go back to the runner after the
-                    # call, whole; later cases are compared here first and go
-                    # back only when they changed (large tensors are costly to move).
-                    before = None if n_case == 0 else [clone_tensor(torch, v) for v in inputs]
-                    poison(torch, min(4 * tensor_bytes(torch, inputs), HOLD_BYTES))
-                    tracer.begin("correctness", i, "", c["case"])
-                    out = model(*inputs)
-                    sync(torch)
-                    tracer.end()
-                    outs = checks.check(out, inputs)
-                    prefix = os.path.join(xfer, "sub_s%d_c%d_" % (i, c["case"]))
-                    after = []
-                    if before is None or not same_values(torch, before, inputs):
-                        after = write_values(torch, inputs, prefix + "a")
-                    del before
-                    send("call", kind="correctness", shape=i, case=c["case"],
-                         outputs=write_values(torch, [o for o in outs if isinstance(o, torch.Tensor)], prefix + "o"),
-                         inputs_after=after)
-                send("checks", shape=i, mode="correctness", counts=checks.counts, types=sorted(checks.types))
-                del out, outs
+                files = correctness(i, model, by_shape)
+                check_seals(sealed, tampered, "correctness")
                 base = read_values(torch, by_shape[i][0]["inputs"], device, files)
                 del files
                 if device == "cuda":
@@ -553,69 +746,9 @@ def run_submission(torch):
                 for mode in CONFIG["modes"]:
                     phase = "timing"
                     send("phase", phase=phase, shape=i, mode=mode)
-                    checks = OutputChecks(torch)
-                    take_turn(i, mode)
-                    for w in range(CONFIG["warmup"]):
-                        tracer.begin("warmup", i, mode, w)
-                        out = model(*base)
-                        sync(torch)
-                        tracer.end()
-                        checks.check(out, base)
-                    n = CONFIG["trials"]
-                    samples = set(CONFIG["samples_by_shape"][i])
-                    times, pending, kept = [], [], []
-                    kept_bytes = 0
-                    versions_moved = 0
-                    for k in range(n):
-                        seed = CONFIG["mode_seeds"][mode] + 1000 * i + k
-                        if mode == "bench":
-                            args = base
-                        elif mode == "fresh":
-                            args = problem.gen_inputs(seed)
-                            kept.append(args)  # kept alive so that addresses really differ
-                            kept_bytes += tensor_bytes(torch, args)
-                            while kept_bytes > CONFIG["keep_alive_bytes"] and len(kept) > 1:
-                                kept_bytes -= tensor_bytes(torch, kept.pop(0))
-                        else:  # rewrite: new values in the warm-up storage, version counters untouched
-                            new = problem.gen_inputs(seed)
-                            for b, v in zip(base, new):
-                                if isinstance(b, torch.Tensor):
-                                    before = b._version
-                                    b.data.copy_(v)
-                                    versions_moved += b._version != before
-                            args = base
-                        entry = None
-                        if k in samples:
-                            # bench: the benchmark's question is the first case's, every call, so the
-                            # answer is checked against those inputs even when the submission changed
-                            # them in an earlier call (inputs scaled in place, an output written over
-                            # one), unless the reference itself changes them. fresh and rewrite (and
-                            # that case): the inputs as the call sees them, copied on the device now
-                            # and written once the device's turn is over.
-                            if mode == "bench" and i not in CONFIG.get("reference_changes_inputs", []):
-                                entry = {"call": k, "named": by_shape[i][0]["inputs"]}
-                            else:
-                                entry = {"call": k, "inputs": [clone_tensor(torch, v) for v in args]}
-                        sync(torch)
-                        out, ms = timed(model, args, mode, i, k)
-                        times.append(ms)
-                        outs = checks.check(out, args)
-                        if entry is not None:
-                            entry["outputs"] = [o.clone() for o in outs if isinstance(o, torch.Tensor)]
-                            pending.append(entry)
-                    del kept
-                    end_turn()
-                    sampled = []
-                    for entry in pending:
-                        prefix = os.path.join(xfer, "t_s%d_%s_%d_" % (i, mode, entry["call"]))
-                        sampled.append({"call": entry["call"],
-                                        "inputs": (entry["named"] if "named" in entry
-                                                   else write_values(torch, entry["inputs"], prefix + "i")),
-                                        "outputs": write_values(torch, entry["outputs"], prefix + "o")})
-                    del pending
-                    send("timing", shape=i, mode=mode, times_ms=times, samples=sampled,
-                         counts=checks.counts, types=sorted(checks.types), versions_moved=versions_moved)
-                del model, base, held
+                    timing(i, mode, model, base, by_shape[i][0]["inputs"])
+                    check_seals(sealed, tampered, "timing")
+                del model, base
             if device == "cuda":
                 torch.cuda.empty_cache()
         # Encode the records now, while nothing waits: the runner gives the
@@ -625,19 +758,21 @@ def run_submission(torch):
     except BaseException as e:
         fail(phase, e)
         return
+    check_seals(sealed, tampered, "end")
     send("done")
 
 
 def main():
-    global CONFIG, CHANNEL
-    with open(sys.argv[1]) as f:
-        CONFIG = json.load(f)
-    CHANNEL = os.fdopen(CONFIG["channel_fd"], "w", buffering=1)
+    global CONFIG, CHANNEL_FD
+    with open_existing(sys.argv[1]) as f:
+        CONFIG = _loads(f.read())
+    CHANNEL_FD = CONFIG["channel_fd"]
     phase = "start"
     try:
         import torch
         if CONFIG["device"] == "cpu":
             redirect_cuda_to_cpu(torch)
+        bind_torch(torch)
         env = {"python": sys.version.split()[0], "torch": torch.__version__}
         if CONFIG["device"] == "cuda":
             env["gpu"] = torch.cuda.get_device_name(0)
@@ -655,7 +790,6 @@ def main():
             run_submission(torch)
     except BaseException as e:
         fail(phase, e)
-    CHANNEL.flush()
     if CONFIG.get("role") == "submission":
         Tracer().finish()
     # Skip interpreter teardown: a submission's atexit hooks have nothing to say.

@@ -40,6 +40,20 @@ RunOptions options(const std::string& problem, const std::string& solution) {
   return o;
 }
 
+// Processes alive (not zombies) whose command line holds `marker`.
+std::vector<std::string> processes_with_marker(const std::string& marker) {
+  std::vector<std::string> found;
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    const std::string pid = e.path().filename().string();
+    if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream cmd(e.path() / "cmdline", std::ios::binary), stat(e.path() / "stat");
+    std::string cmdline((std::istreambuf_iterator<char>(cmd)), std::istreambuf_iterator<char>()), line;
+    std::getline(stat, line);
+    if (cmdline.find(marker) != std::string::npos && line.find(") Z") == std::string::npos) found.push_back(pid);
+  }
+  return found;
+}
+
 std::set<std::string> ids(const json& r) {
   std::set<std::string> s;
   for (const auto& f : r["findings"]) s.insert(f["id"].get<std::string>());
@@ -123,8 +137,24 @@ TEST(RunnerCpu, LargeInputsAreSampledOncePerMode) {
     for (const char* mode : {"bench", "fresh", "rewrite"}) {
       const json& samples = t["modes"][mode]["samples"];
       ASSERT_EQ(samples.size(), 1u) << mode;
-      EXPECT_EQ(samples[0]["call"], t["modes"][mode]["n"].get<int>() - 1) << mode;  // the last call
+      EXPECT_LT(samples[0]["call"].get<int>(), t["modes"][mode]["n"].get<int>()) << mode;
     }
+}
+
+TEST(RunnerCpu, CheckedCallsAreDrawnAfresh) {
+  SKIP_WITHOUT_TORCH();
+  // Drawn by the runner per mode, told only after each call: over the modes
+  // and shapes of one run, not always the same calls.
+  const json r = kaudit::run::run_submission(options("linear_relu", "clean.py"));
+  std::set<std::vector<int>> draws;
+  for (const auto& t : r["timing"])
+    for (const auto& [mode, m] : t["modes"].items()) {
+      std::vector<int> calls;
+      for (const auto& s : m["samples"]) calls.push_back(s["call"]);
+      EXPECT_EQ(calls.size(), 3u) << mode;
+      draws.insert(calls);
+    }
+  EXPECT_GT(draws.size(), 1u) << describe(r);
 }
 
 TEST(RunnerCpu, OneElementOffInAStressCaseIsTolerated) {
@@ -144,11 +174,19 @@ TEST(RunnerCpu, OneElementOffInAStressCaseIsTolerated) {
 
 TEST(RunnerCpu, ReferenceInputsChangedUnderItAreAnError) {
   SKIP_WITHOUT_TORCH();
+  // In the sandbox the reference's inputs are read-only: the write fails.
   const json r = kaudit::run::run_submission(options("linear_relu", "tamper_reference_inputs.py"));
   EXPECT_EQ(r["result"], "error") << describe(r);
-  EXPECT_NE(r["error"]["reason"].get<std::string>().find("input files were changed"), std::string::npos)
-      << describe(r);
-  EXPECT_TRUE(ids(r).count("problem-file-changed")) << describe(r);
+  EXPECT_NE(r["error"]["reason"].get<std::string>().find("Read-only file system"), std::string::npos) << describe(r);
+  // Without it the write lands, and the runner's seal on the files finds it.
+  auto o = options("linear_relu", "tamper_reference_inputs.py");
+  o.unsafe_no_sandbox = true;
+  const json u = kaudit::run::run_submission(o);
+  EXPECT_EQ(u["result"], "error") << describe(u);
+  EXPECT_NE(u["error"]["reason"].get<std::string>().find("input files were changed"), std::string::npos)
+      << describe(u);
+  EXPECT_TRUE(ids(u).count("problem-file-changed")) << describe(u);
+  EXPECT_FALSE(u["isolation"]["sandboxed"].get<bool>());
 }
 
 TEST(RunnerCpu, KernelBenchFormatRunsUnchanged) {
@@ -189,6 +227,22 @@ TEST(RunnerCpu, RightOnlyWhenNotTimed) {
   const json r = kaudit::run::run_submission(options("linear_relu", "untimed_only.py"));
   EXPECT_EQ(r["result"], "incorrect") << describe(r);
   EXPECT_EQ(ids(r), Ids{"correct-only-untimed"}) << describe(r);
+}
+
+TEST(RunnerCpu, ForgedTimesAreCaughtByTheRunnersClock) {
+  SKIP_WITHOUT_TORCH();
+  const json r = kaudit::run::run_submission(options("linear_relu", "forge_timer.py"));
+  EXPECT_TRUE(ids(r).count("timing-forged")) << describe(r);
+  EXPECT_TRUE(ids(r).count("harness-tampered")) << describe(r);
+  const json& clock = r["timing"][0]["modes"]["fresh"]["runner_clock"];
+  EXPECT_GT(clock["least_unexplained_ms"].get<double>(), 15.0) << clock;
+}
+
+TEST(RunnerCpu, MessagesForgedOnTheChannelStopTheRun) {
+  SKIP_WITHOUT_TORCH();
+  const json r = kaudit::run::run_submission(options("linear_relu", "forge_channel.py"));
+  EXPECT_EQ(r["result"], "error") << describe(r);
+  EXPECT_TRUE(ids(r).count("protocol-violation")) << describe(r);
 }
 
 TEST(RunnerCpu, InputMutationIsFound) {
@@ -249,8 +303,9 @@ TEST(RunnerCpu, CrashIsAnErrorWithTheSignal) {
   fs::remove_all(dir);
 }
 
-TEST(RunnerCpu, HangIsKilledWithItsProcessGroup) {
+TEST(RunnerCpu, HangIsKilledWithEverythingItStarted) {
   SKIP_WITHOUT_TORCH();
+  ASSERT_TRUE(processes_with_marker("kaudit-hang-test-helper").empty()) << "a helper of an earlier run is still alive";
   auto o = options("linear_relu", "hang.py");
   // A call that never returns costs the call's limit, not the phase's.
   o.phase_timeout_s = 120;
@@ -261,18 +316,10 @@ TEST(RunnerCpu, HangIsKilledWithItsProcessGroup) {
   EXPECT_EQ(r["result"], "error");
   EXPECT_NE(r["error"]["reason"].get<std::string>().find("timed out after 4 s in correctness"), std::string::npos)
       << describe(r);
-  // The helper the submission started went with the group.
-  std::smatch m;
-  const std::string out = r["submission_process"]["stdout_tail"];
-  ASSERT_TRUE(std::regex_search(out, m, std::regex("helper pid (\\d+)"))) << out;
-  const fs::path stat = fs::path("/proc") / m[1].str() / "stat";
-  if (fs::exists(stat)) {
-    std::ifstream in(stat);
-    std::string line;
-    std::getline(in, line);
-    // Still listed only as a zombie awaiting its new parent.
-    EXPECT_NE(line.find(") Z"), std::string::npos) << line;
-  }
+  ASSERT_NE(r["submission_process"]["stdout_tail"].get<std::string>().find("helper started"), std::string::npos)
+      << describe(r);
+  // The helper (its own session, reparented twice) went with the run.
+  EXPECT_TRUE(processes_with_marker("kaudit-hang-test-helper").empty());
 }
 
 TEST(RunnerCpu, EarlyExitWithFakePassIsAnError) {

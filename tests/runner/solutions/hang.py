@@ -1,9 +1,20 @@
-# Starts a helper process, then never returns from its first call.
-import subprocess
+# Starts a helper that leaves its session and process group (setsid, then a
+# double fork, so that it is nobody's child), then never returns from its
+# first call. The helper must end with the run.
+import os
 import sys
 import time
 
 import torch
+
+
+def start_helper():
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            os.execv(sys.executable, [sys.executable, "-c", "import time; time.sleep(1000)", "kaudit-hang-test-helper"])
+        os._exit(0)
+    time.sleep(0.2)
 
 
 class Model(torch.nn.Module):
@@ -11,7 +22,7 @@ class Model(torch.nn.Module):
         super().__init__()
 
     def forward(self, x, w):
-        helper = subprocess.Popen(["/bin/sleep", "1000"])
-        print("helper pid", helper.pid)
+        start_helper()
+        print("helper started")
         sys.stdout.flush()
         time.sleep(1000)

@@ -1,6 +1,7 @@
 # Cheat: rewrites the reference's input files in the exchange folder (same
 # size, new bytes), so that the expected outputs would be computed on inputs
-# of its choosing.
+# of its choosing. In the sandbox the folder is read-only and the write fails;
+# without it, the runner's seal on the files finds the change.
 import glob
 import os
 import sys
@@ -17,7 +18,7 @@ class Model(torch.nn.Module):
         harness = sys.modules.get("__main__")
         xfer = getattr(harness, "CONFIG", {}).get("xfer")
         if xfer:
-            for path in glob.glob(os.path.join(xfer, "in_*")):
+            for path in glob.glob(os.path.join(xfer, "in", "*")):
                 with open(path, "r+b") as f:
                     f.seek(-4, os.SEEK_END)
                     f.write(b"\0\0\0\0")

@@ -1,0 +1,58 @@
+#include "run/verify_timing.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace kaudit::run {
+using json = nlohmann::json;
+
+namespace {
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+std::string ms_text(double ms) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g ms", ms);
+  return buf;
+}
+
+}  // namespace
+
+json ClockCheck::to_json() const {
+  return {{"median_reported_ms", median_ms},
+          {"median_runner_clock_ms", median_bracket_ms},
+          {"median_unexplained_ms", median_unexplained_ms},
+          {"least_unexplained_ms", least_unexplained_ms}};
+}
+
+ClockCheck check_against_clock(const std::vector<TimedCall>& calls) {
+  ClockCheck c;
+  std::vector<double> reported, brackets, unexplained;
+  for (const auto& call : calls) {
+    reported.push_back(call.ms);
+    brackets.push_back(call.bracket_ms);
+    unexplained.push_back(call.bracket_ms - call.ms);
+  }
+  c.median_ms = median(reported);
+  c.median_bracket_ms = median(brackets);
+  c.median_unexplained_ms = median(unexplained);
+  if (calls.empty()) return c;
+  c.least_unexplained_ms = *std::min_element(unexplained.begin(), unexplained.end());
+  const double allowed = std::max(kClockSlackMs, kClockSlackRatio * c.median_ms);
+  if (c.least_unexplained_ms > allowed)
+    c.forged = "the harness reported a median of " + ms_text(c.median_ms) + " a call, but the runner's clock saw " +
+               ms_text(c.median_bracket_ms) + " from starting each call to its report: at least " +
+               ms_text(c.least_unexplained_ms) + " in every call unaccounted for (at most " + ms_text(allowed) +
+               " is overhead)";
+  else if (c.median_ms > c.median_bracket_ms + kClockSlackMs)
+    c.forged = "the harness reported a median of " + ms_text(c.median_ms) + " a call, longer than the " +
+               ms_text(c.median_bracket_ms) + " the runner's clock saw around it";
+  return c;
+}
+
+}  // namespace kaudit::run

@@ -1,0 +1,49 @@
+// Channel messages a child may send (run/channel_message.h).
+#include "run/channel_message.h"
+
+#include <gtest/gtest.h>
+
+using kaudit::run::malformed_message;
+using kaudit::run::Speaker;
+using json = nlohmann::json;
+
+TEST(ChannelMessage, WellFormedMessagesPass) {
+  EXPECT_EQ(malformed_message({{"event", "timed"}, {"shape", 0}, {"mode", "bench"}, {"call", 2}, {"ms", 0.5}},
+                              Speaker::submission),
+            "");
+  EXPECT_EQ(malformed_message({{"event", "case"}, {"shape", 0}, {"case", 1},
+                               {"inputs", json::array({{{"file", "in/a.bin"}}, {{"value", 3}}})}},
+                              Speaker::reference),
+            "");
+  EXPECT_EQ(malformed_message({{"event", "done"}}, Speaker::submission), "");
+}
+
+TEST(ChannelMessage, TypeConfusionIsRefused) {
+  EXPECT_NE(malformed_message({{"event", "call"}, {"kind", "correctness"}, {"shape", "x"}, {"case", 0},
+                               {"outputs", json::array()}, {"inputs_after", json::array()}},
+                              Speaker::submission),
+            "");
+  EXPECT_NE(malformed_message({{"event", "timing"}, {"shape", 0}, {"mode", "bench"}, {"samples", "fast"},
+                               {"counts", json::object()}, {"types", json::array()}, {"versions_moved", 0}},
+                              Speaker::submission),
+            "");
+  // A sample whose call is not a number.
+  EXPECT_NE(malformed_message({{"event", "timing"}, {"shape", 0}, {"mode", "bench"},
+                               {"samples", json::array({{{"call", "1"}, {"outputs", json::array()}}})},
+                               {"counts", json::object()}, {"types", json::array()}, {"versions_moved", 0}},
+                              Speaker::submission),
+            "");
+  EXPECT_NE(malformed_message({{"event", "timed"}, {"shape", 0}, {"mode", "bench"}, {"call", 0}, {"ms", -1}},
+                              Speaker::submission),
+            "");
+  EXPECT_NE(malformed_message(json::array({1, 2}), Speaker::submission), "");
+  EXPECT_NE(malformed_message({{"event", 7}}, Speaker::submission), "");
+}
+
+TEST(ChannelMessage, EventsOfTheOtherSideAreRefused) {
+  // The submission cannot speak for the reference, nor name unknown events.
+  EXPECT_NE(malformed_message({{"event", "expected"}, {"id", "c_s0_c0"}, {"outputs", json::array()}},
+                              Speaker::submission),
+            "");
+  EXPECT_NE(malformed_message({{"event", "turn"}, {"shape", 0}, {"mode", "bench"}}, Speaker::submission), "");
+}
