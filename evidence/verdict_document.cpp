@@ -33,6 +33,9 @@ rules::RunFacts run_facts(const json& run) {
   for (const auto& f : run.value("findings", json::array())) facts.findings.push_back(rules::finding_from_json(f));
   if (run.contains("trace_incomplete") && run["trace_incomplete"].is_string())
     facts.trace_incomplete = run["trace_incomplete"].get<std::string>();
+  const json& iso = run.contains("isolation") ? run["isolation"] : json();
+  if (iso.is_object() && iso.value("sandboxed", true) == false)
+    facts.isolation_weakness = iso.value("weakness", std::string("the submission ran as kaudit's own user"));
   return facts;
 }
 
@@ -59,6 +62,7 @@ json verdict_to_json(const rules::Verdict& v, const json& timing) {
           {"integrity_reason", v.integrity_reason ? json(*v.integrity_reason) : json(nullptr)},
           {"integrity", v.integrity},
           {"reasons", v.reasons},
+          {"caveats", v.caveats},
           {"deciding", deciding},
           {"beside", beside},
           // Bench and fresh times per shape, as the run measured them.

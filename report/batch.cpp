@@ -360,6 +360,8 @@ void read_submission(Submission& s, const json& summary, const fs::path& out_dir
     }
     if (const std::string why = str(*verdict, "integrity_reason"); !why.empty())
       s.notes.push_back("integrity unverified: " + why);
+    for (const auto& c : field(*verdict, "caveats"))
+      if (c.is_string()) s.notes.push_back(c.get<std::string>());
     for (const auto& r2 : field(*verdict, "reasons"))
       if (r2.is_string()) s.reasons.push_back(r2.get<std::string>());
     for (const auto& f : field(*verdict, "deciding"))

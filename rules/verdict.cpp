@@ -83,6 +83,8 @@ Verdict decide_verdict(const VerdictInput& input, const VerdictPolicy& policy) {
   sort_and_deduplicate(v.beside);
 
   v.integrity = integrity_of(v.deciding, completed_run, evidence_gap, input.run.has_value());
+  if (input.run && input.run->isolation_weakness)
+    v.caveats.push_back("reached without the sandbox: " + *input.run->isolation_weakness);
   if (v.integrity == "unverified" && evidence_gap) v.integrity_reason = input.run->trace_incomplete;
   for (const auto& f : v.deciding) v.reasons.push_back(reason_line(f));
   return v;

@@ -25,6 +25,7 @@ struct RunFacts {
   nlohmann::json error;             // the run's error object ({phase, reason, ...}) or null
   std::vector<Finding> findings;    // trace, probe and timing findings
   std::optional<std::string> trace_incomplete;  // a completed run whose trace lacks calls
+  std::optional<std::string> isolation_weakness;  // the run was not sandboxed: what that left open
 };
 
 struct VerdictInput {
@@ -40,6 +41,7 @@ struct Verdict {
   std::string integrity;     // clean | benchmark-aware | cheat | unverified | not-run
   std::optional<std::string> integrity_reason;
   std::vector<std::string> reasons;  // one line per deciding finding
+  std::vector<std::string> caveats;  // what weakens the evidence (a run without the sandbox)
   std::vector<Finding> deciding, beside;
   bool had_static = false, had_run = false;
 };

@@ -6,8 +6,12 @@ using rules::Category;
 using rules::Confidence;
 using rules::Source;
 
-const std::vector<rules::FindingInfo>& runner_finding_catalog() {
-  static const std::vector<rules::FindingInfo> catalog = {
+namespace {
+
+// What the runner sees of the harness itself: forged times, messages out of
+// protocol, replaced functions (docs/threat-model.md, class 2).
+std::vector<rules::FindingInfo> integrity_findings() {
+  return {
       {"timing-forged", Category::cheat, Confidence::high, 0,
        "The times the submission's process reported are not what the runner's clock saw.",
        "The harness reports each timed call's time from inside the submission's process, where the submission "
@@ -38,6 +42,15 @@ const std::vector<rules::FindingInfo>& runner_finding_catalog() {
        "attempt to change what the checker sees.",
        "Search the solution for assignments to attributes of json, os, time, torch, torch.cuda or "
        "torch.Tensor, and for setattr through any route.", Source::probe},
+  };
+}
+
+}  // namespace
+
+const std::vector<rules::FindingInfo>& runner_finding_catalog() {
+  static const std::vector<rules::FindingInfo> catalog = [] {
+    std::vector<rules::FindingInfo> all = integrity_findings();
+    std::vector<rules::FindingInfo> probes = {
       {"output-cached-on-identity", Category::cheat, Confidence::high, 0,
        "Outputs are wrong once new values are written into the same input tensors.",
        "In the rewrite mode the runner keeps the tensors of the warm-up calls and writes new values into "
@@ -168,7 +181,10 @@ const std::vector<rules::FindingInfo>& runner_finding_catalog() {
        "Some timed calls launched no kernel, copy or fill at all, while the correctness calls and the "
        "fresh-mode calls did: the timed call returned a stored result.",
        "Trace the calls and count kernels per call.", Source::trace},
-  };
+    };
+    all.insert(all.end(), probes.begin(), probes.end());
+    return all;
+  }();
   return catalog;
 }
 

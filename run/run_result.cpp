@@ -57,6 +57,8 @@ rules::RunFacts RunResult::facts() const {
   f.findings = findings;
   rules::sort_and_deduplicate(f.findings);
   f.trace_incomplete = trace_incomplete;
+  if (isolation.is_object() && !isolation.value("sandboxed", false))
+    f.isolation_weakness = isolation.value("weakness", std::string("the submission ran as kaudit's own user"));
   return f;
 }
 

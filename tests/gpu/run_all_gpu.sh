@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One call on the GPU machine, several checks, one file back: runs the steps
 # named in KAUDIT_GPU_STEPS (default "runner corpus"; also "tracer",
-# "tracer-quick", "tracer-overhead") within KAUDIT_GPU_CALL_S seconds (default 570), then packs
+# "tracer-quick", "tracer-overhead", "isolation-cost") within KAUDIT_GPU_CALL_S seconds (default 570), then packs
 # everything under $OUT into $OUT/all.tgz, because a call brings back 8 files
 # at most. The summary lines go to stdout (the call's output tail).
 #
@@ -15,6 +15,8 @@ cd "$(dirname "$0")/../.."
 OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
 export OUT TMPDIR=${TMPDIR:-/dev/shm}
+# The machine has no bubblewrap of its own: use the one carried in .device-deps.
+[[ -z ${KAUDIT_BWRAP:-} && -x .device-deps/bin/bwrap ]] && export KAUDIT_BWRAP=$PWD/.device-deps/bin/bwrap
 start=$(date +%s)
 left() { echo $(( ${KAUDIT_GPU_CALL_S:-570} - ($(date +%s) - start) )); }
 for step in ${KAUDIT_GPU_STEPS:-runner corpus}; do
@@ -35,7 +37,10 @@ for step in ${KAUDIT_GPU_STEPS:-runner corpus}; do
     corpus) KAUDIT_CORPUS_BUDGET_S=$(( $(left) - 20 )) bash tests/gpu/run_corpus_gpu.sh >/dev/null 2>&1
             echo "corpus: exit $? at $(( $(date +%s) - start )) s"
             grep "^\[" "$OUT/corpus/audit.log" ;;
-    *) echo "unknown step $step (tracer, tracer-quick, tracer-overhead, runner, corpus)" ;;
+    isolation-cost) timeout "$(left)" bash tests/gpu/isolation_cost_gpu.sh >"$OUT/isolation_cost.log" 2>&1
+            echo "isolation-cost: exit $? at $(( $(date +%s) - start )) s"
+            cat "$OUT/isolation_cost.log" | tail -8 ;;
+    *) echo "unknown step $step (tracer, tracer-quick, tracer-overhead, runner, corpus, isolation-cost)" ;;
   esac
 done
 # Everything back as one file.
