@@ -86,6 +86,7 @@ const Schema& submission_events() {
       {"probe", {{"shape", Type::integer}, {"probe", Type::string}, {"outputs", Type::integer},
                  {"differing", Type::integer}}},
       {"mode_start", {{"shape", Type::integer}, {"mode", Type::string}}},
+      {"warm_done", {{"shape", Type::integer}, {"mode", Type::string}}},
       {"call_ready", {{"shape", Type::integer}, {"mode", Type::string}, {"call", Type::integer}}},
       {"timed", {{"shape", Type::integer}, {"mode", Type::string}, {"call", Type::integer}, {"ms", Type::number}}},
       {"mode_end", {{"shape", Type::integer}, {"mode", Type::string}}},

@@ -76,6 +76,7 @@ double SubmissionSession::on_message(const json& m) {
     return plan_.call_s;
   }
   if (ev == "mode_start") return on_mode_start(m);
+  if (ev == "warm_done") return on_warm_done(m);
   if (ev == "call_ready") return on_call_ready(m);
   if (ev == "timed") return on_timed(m);
   if (ev == "mode_end") return on_mode_end(m);
@@ -122,6 +123,7 @@ double SubmissionSession::on_mode_start(const json& m) {
       std::find(modes.begin(), modes.end(), key.second) == modes.end() || drawn_.count(key))
     return violation("a 'mode_start' out of order");
   open_mode_ = key;
+  warmed_ = false;
   next_call_ = 0;
   call_running_ = false;
   std::vector<int> calls(static_cast<std::size_t>(plan_.trials));
@@ -139,13 +141,24 @@ double SubmissionSession::on_mode_start(const json& m) {
   return plan_.phase_s;
 }
 
+// The warm-up is over: the first timed call's seed.
+double SubmissionSession::on_warm_done(const json& m) {
+  if (!open_mode_ || warmed_ || m["shape"].get<int>() != open_mode_->first || m["mode"] != open_mode_->second)
+    return violation("a 'warm_done' out of order");
+  warmed_ = true;
+  child_->send_line(std::to_string(next_seed()));
+  return 0;
+}
+
+long long SubmissionSession::next_seed() { return std::uniform_int_distribution<long long>(1, (1LL << 31) - 1)(rng_); }
+
 double SubmissionSession::on_call_ready(const json& m) {
-  if (!open_mode_ || call_running_ || m["shape"].get<int>() != open_mode_->first || m["mode"] != open_mode_->second ||
+  if (!open_mode_ || !warmed_ || call_running_ || m["shape"].get<int>() != open_mode_->first || m["mode"] != open_mode_->second ||
       m["call"].get<int>() != next_call_ || next_call_ >= plan_.trials)
     return violation("a 'call_ready' out of order");
   call_running_ = true;
+  call_started_ = clock_type::now();  // before "go": the call may be over before this thread runs again
   child_->send_line("go");
-  call_started_ = clock_type::now();
   return 0;
 }
 
@@ -159,7 +172,8 @@ double SubmissionSession::on_timed(const json& m) {
   call_running_ = false;
   report_.timed_calls[*open_mode_].push_back(
       {m["ms"].get<double>(), std::chrono::duration<double, std::milli>(now - call_started_).count()});
-  child_->send_line(drawn_[*open_mode_].count(next_call_) ? "keep" : "next");
+  child_->send_line(std::string(drawn_[*open_mode_].count(next_call_) ? "keep " : "next ") +
+                    std::to_string(next_seed()));
   ++next_call_;
   return 0;
 }
@@ -368,7 +382,6 @@ json stage_config(const RunPlan& plan, const Workspace& ws, const std::map<std::
           {"warmup", o.warmup},
           {"trials", plan.trials},
           {"samples_per_shape", samples_by_shape},
-          {"mode_seeds", {{"bench", 0}, {"fresh", 100000}, {"rewrite", 200000}}},
           {"flush_bytes", plan.cpu ? 0.0 : 2 * l2_bytes},
           {"keep_alive_bytes", plan.cpu ? 256.0 * (1 << 20) : 16.0 * (1 << 30)},
           {"poison", o.poison},

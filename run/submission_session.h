@@ -64,6 +64,8 @@ class SubmissionSession {
   double on_message(const nlohmann::json& m);
   double on_ready();
   double on_mode_start(const nlohmann::json& m);
+  double on_warm_done(const nlohmann::json& m);
+  long long next_seed();
   double on_call_ready(const nlohmann::json& m);
   double on_timed(const nlohmann::json& m);
   double on_mode_end(const nlohmann::json& m);
@@ -96,6 +98,7 @@ class SubmissionSession {
   std::vector<int> samples_per_shape_;
   std::optional<std::pair<int, std::string>> open_mode_, closed_mode_;
   int next_call_ = 0;
+  bool warmed_ = false;
   bool call_running_ = false;
   clock_type::time_point call_started_;
   std::map<std::pair<int, std::string>, std::set<int>> drawn_;

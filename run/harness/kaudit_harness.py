@@ -685,8 +685,11 @@ def run_submission(torch):
         named = mode == "bench" and i not in CONFIG.get("reference_changes_inputs", [])
         kept, kept_bytes, pending = [], 0, []
         versions_moved = 0
+        # Each call's seed comes from the runner only once the call before it
+        # returned: no fresh or rewrite input can be known ahead.
+        send("warm_done", shape=i, mode=mode)
+        seed = int(receive())
         for k in range(CONFIG["trials"]):
-            seed = CONFIG["mode_seeds"][mode] + 1000 * i + k
             if mode == "bench":
                 args = base
             elif mode == "fresh":
@@ -709,7 +712,11 @@ def run_submission(torch):
             out, ms = timed(model, args, mode, i, k)
             send("timed", shape=i, mode=mode, call=k, ms=ms)
             outs = checks.check(out, args)
-            if expect(("keep", "next"), "say whether the call is checked") == "keep":
+            answer = receive().split()
+            if len(answer) != 2 or answer[0] not in ("keep", "next"):
+                raise RuntimeError("the runner did not say whether the call is checked")
+            seed = int(answer[1])
+            if answer[0] == "keep":
                 entry = {"call": k, "outputs": [T.clone(o) for o in outs if isinstance(o, T.Tensor)]}
                 entry["named" if named else "inputs"] = first_inputs if named else before
                 pending.append(entry)
