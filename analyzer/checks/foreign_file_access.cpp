@@ -66,9 +66,11 @@ class ForeignFileAccessCheck : public Check {
 
  private:
   // The constant path an expression names, looking through Path(...),
-  // os.path.join(...) and `/` joins; nullopt when any part is computed.
-  static std::optional<std::string> constant_path(const Module& m, Node e) {
-    if (!e.valid()) return std::nullopt;
+  // os.path.join(...) and `/` joins; nullopt when any part is computed, or
+  // when the joins nest deeper than kMaxJoinDepth (the call stack stays bounded).
+  static constexpr int kMaxJoinDepth = 32;
+  static std::optional<std::string> constant_path(const Module& m, Node e, int depth = 0) {
+    if (!e.valid() || depth > kMaxJoinDepth) return std::nullopt;
     if (auto s = m.constant_string(e)) return s;
     if (e.type() == "call") {
       Node fn = e.field("function");
@@ -78,7 +80,7 @@ class ForeignFileAccessCheck : public Check {
                 *q == "os.path.realpath" || *q == "os.path.expanduser")) {
         std::string joined;
         for (const auto& a : args) {
-          auto part = constant_path(m, a);
+          auto part = constant_path(m, a, depth + 1);
           if (!part) {
             // os.path.join(os.path.dirname(__file__), "x.cu"): the submission's own folder.
             if (a.text().find("__file__") != std::string_view::npos && !climbs(a.text())) {
@@ -95,8 +97,8 @@ class ForeignFileAccessCheck : public Check {
     if (e.type() == "binary_operator") {
       Node op = e.field("operator");
       if (op.valid() && op.text() == "/") {
-        auto l = constant_path(m, e.field("left"));
-        auto r = constant_path(m, e.field("right"));
+        auto l = constant_path(m, e.field("left"), depth + 1);
+        auto r = constant_path(m, e.field("right"), depth + 1);
         if (l && r) return *l + "/" + *r;
         if (r && e.field("left").text().find("__file__") != std::string_view::npos && !climbs(e.field("left").text()))
           return "<own>/" + *r;

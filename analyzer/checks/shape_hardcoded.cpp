@@ -79,7 +79,11 @@ class ShapeHardcodedCheck : public Check {
     return sc;
   }
 
-  static bool reads_shape(const Node& n, const Scope& sc) {
+  // Containers are looked into this deep at most: deeper ones are not shapes
+  // or shape tables a person wrote, and the call stack must stay bounded.
+  static constexpr int kMaxContainerDepth = 32;
+
+  static bool reads_shape(const Node& n, const Scope& sc, int depth = 0) {
     const auto t = n.text();
     if (t.find(".shape") != std::string_view::npos || t.find(".size(") != std::string_view::npos ||
         t.find(".numel(") != std::string_view::npos)
@@ -89,23 +93,26 @@ class ShapeHardcodedCheck : public Check {
       return sc.shape_names.count(s) || dim_names().count(s);
     }
     if (n.type() == "tuple" || n.type() == "parenthesized_expression" || n.type() == "list") {
+      if (depth >= kMaxContainerDepth) return false;
       auto kids = n.named_children();
-      return !kids.empty() && std::all_of(kids.begin(), kids.end(), [&](const Node& k) { return reads_shape(k, sc); });
+      return !kids.empty() &&
+             std::all_of(kids.begin(), kids.end(), [&](const Node& k) { return reads_shape(k, sc, depth + 1); });
     }
     return false;
   }
 
   // Integer literals of a literal or a literal container.
-  static std::vector<long long> literals(const Module& m, const Node& n) {
+  static std::vector<long long> literals(const Module& m, const Node& n, int depth = 0) {
     std::vector<long long> out;
     if (n.type() == "integer") {
       if (auto v = m.constant_int(n)) out.push_back(*v);
       return out;
     }
     const auto t = n.type();
+    if (depth >= kMaxContainerDepth) return out;
     if (t == "tuple" || t == "list" || t == "set" || t == "parenthesized_expression")
       for (const auto& k : n.named_children()) {
-        auto sub = literals(m, k);
+        auto sub = literals(m, k, depth + 1);
         if (sub.empty()) return {};
         out.insert(out.end(), sub.begin(), sub.end());
       }

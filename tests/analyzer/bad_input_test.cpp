@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -112,5 +113,92 @@ TEST(BadInput, EmbeddedCudaThatDoesNotCompileOrIncludesMissingHeaders) {
   EXPECT_GE(count(f, "analysis-incomplete"), 1u);
   EXPECT_TRUE(has_at(f, "analysis-incomplete", 4)) << "the missing header is named at its line";
 }
+
+// ---- Sizes past any fixed-width counter -------------------------------------
+// Files made at test time (none is committed): many lines, many tokens on one
+// line, many children of one node, deep nesting. The runtime once kept a
+// node's child count in 16 bits: 65,536 comment lines in a row freed the
+// wrong pointer. Each file ends with kBannedTail, which must still be found.
+
+std::string repeat(const std::string& s, size_t n) {
+  std::string out;
+  out.reserve(s.size() * n);
+  for (size_t i = 0; i < n; ++i) out += s;
+  return out;
+}
+
+int lines_in(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+
+struct SizeCase {
+  const char* name;
+  std::function<std::string()> prefix;  // what stands before kBannedTail
+  // False where the grammar cannot follow the input (f-strings nested past
+  // the scanner's 255 open strings, which Python rejects too): the rest is a
+  // syntax error, reported, not a crash.
+  bool tail_parses = true;
+};
+
+// More than 2^16 of whatever is counted.
+constexpr size_t kMany = 70000;
+// Nesting: far deeper than any recursion on the call stack could go.
+constexpr size_t kDeep = 100000;
+
+const SizeCase kSizeCases[] = {
+    {"CommentLinesFirst", [] { return repeat("# c\n", kMany); }},
+    {"CommentLinesBetweenStatements", [] { return "import os\n" + repeat("# c\n", kMany) + "x = 1\n"; }},
+    {"CommentLinesInsideBrackets", [] { return "x = [\n" + repeat("# c\n", kMany) + "]\n"; }},
+    {"CommentLinesInsideADef", [] { return "def f():\n    x = 1\n" + repeat("    # c\n", kMany) + "    return x\n"; }},
+    {"CommentLinesLast", [] { return "x = 1\n" + repeat("# c\n", kMany); }},
+    {"LineContinuations", [] { return "x = 1 " + repeat("\\\n", kMany) + "\n"; }},
+    {"BlankLines", [] { return repeat("\n", kMany); }},
+    {"Statements", [] { return repeat("x = 1\n", kMany); }},
+    {"StatementsOnOneLine", [] { return repeat("x = 1; ", kMany) + "\n"; }},
+    {"DefsInAClass", [] { return "class C:\n" + repeat("    def f(self): pass\n", kMany / 4); }},
+    {"LongLineOfTokens", [] { return "x = [" + repeat("1, ", kMany) + "]\n"; }},
+    {"LongLineOfOneToken", [] { return "x = 'a" + std::string(4 << 20, 'a') + "'\n"; }},
+    {"LongCommentLine", [] { return "# " + std::string(4 << 20, 'c') + "\n"; }},
+    {"ArgumentsOfOneCall", [] { return "f(" + repeat("1, ", kMany) + ")\n"; }},
+    {"ClosingBracketsAlone", [] { return repeat(")", kMany) + "\n"; }},
+    {"NestedParentheses", [] { return "x = " + repeat("(", kDeep) + "1" + repeat(")", kDeep) + "\n"; }},
+    {"NestedLists", [] { return "x = " + repeat("[", kDeep) + "1" + repeat("]", kDeep) + "\n"; }},
+    {"NestedTuples", [] { return "x = " + repeat("(1, ", kDeep) + repeat(")", kDeep) + "\n"; }},
+    {"NestedDicts", [] { return "x = " + repeat("{1: ", kDeep) + "1" + repeat("}", kDeep) + "\n"; }},
+    {"NestedCalls", [] { return "x = " + repeat("f(", kDeep) + "1" + repeat(")", kDeep) + "\n"; }},
+    {"NestedSubscripts", [] { return "x = a" + repeat("[0]", kDeep) + "\n"; }},
+    {"NestedUnary", [] { return "x = " + repeat("-", kDeep) + "1\n"; }},
+    {"NestedNot", [] { return "x = " + repeat("not ", kDeep) + "y\n"; }},
+    {"NestedLambdas", [] { return "x = " + repeat("lambda: ", kDeep) + "1\n"; }},
+    {"NestedConditionals", [] { return "x = " + repeat("1 if y else ", kDeep) + "1\n"; }},
+    {"NestedFStrings", [] { return "x = " + repeat("f\"{", kDeep) + "1" + repeat("}\"", kDeep) + "\n"; }, false},
+    {"LongSumChain", [] { return "x = 1" + repeat(" + 1", kDeep) + "\n"; }},
+    {"LongPowerChain", [] { return "x = 2" + repeat(" ** 2", kDeep) + "\n"; }},
+    {"LongComparisonChain", [] { return "x = 1" + repeat(" < 1", kDeep) + "\n"; }},
+    {"NestedShapeTuple",
+     [] { return "def forward(self, x):\n    assert x.shape == " + repeat("(", kDeep) + "4096" + repeat(")", kDeep) + "\n"; }},
+    {"NestedPathJoin",
+     [] { return "import os\nopen(" + repeat("os.path.join(", kDeep) + "'a'" + repeat(")", kDeep) + ")\n"; }},
+    {"DeepIndentation",
+     [] {
+       std::string s;
+       for (size_t i = 0; i < 3000; ++i) s += std::string(i, ' ') + "if x:\n";
+       return s + std::string(3000, ' ') + "pass\n";
+     }},
+};
+
+void PrintTo(const SizeCase& c, std::ostream* os) { *os << c.name; }
+
+class Sizes : public ::testing::TestWithParam<SizeCase> {};
+
+TEST_P(Sizes, NoCrashAndTheRestIsAnalysed) {
+  const std::string prefix = GetParam().prefix();
+  const auto f = shared_analyzer().analyze_text("sizes.py", prefix + kBannedTail);
+  if (GetParam().tail_parses)
+    EXPECT_TRUE(has_at(f, "banned-call", lines_in(prefix) + 4)) << "the banned call after the " << GetParam().name;
+  else
+    EXPECT_GE(count(f, "analysis-incomplete"), 1u);
+}
+
+INSTANTIATE_TEST_SUITE_P(BadInput, Sizes, ::testing::ValuesIn(kSizeCases),
+                         [](const auto& p) { return std::string(p.param.name); });
 
 }  // namespace
