@@ -26,6 +26,7 @@ import stat
 import sys
 import time
 import traceback
+import types
 
 CONFIG = {}
 CHANNEL_FD = -1
@@ -111,10 +112,20 @@ def seals(torch):
                   (torch.cuda.Event, "elapsed_time"), (torch.cuda.Event, "synchronize")]
     out = [(owner, name, getattr(owner, name)) for owner, name in pairs if hasattr(owner, name)]
     here = sys.modules[__name__]
-    out += [(here, name, obj) for name, obj in list(vars(here).items())
-            if callable(obj) and not name.startswith("__")]
+    # Every global of the harness (its functions, classes, the modules it
+    # named), and the code inside each of its functions and methods: a
+    # frame walk can reach them without touching any module.
+    out += [(here, name, obj) for name, obj in list(vars(here).items()) if not name.startswith("__")]
     out += [(T, name, obj) for name, obj in list(vars(T).items())]
-    return out
+    functions = [obj for obj in vars(here).values() if isinstance(obj, types.FunctionType)]
+    for cls in [obj for obj in vars(here).values() if isinstance(obj, type) and obj.__module__ == __name__]:
+        functions += [f for f in vars(cls).values() if isinstance(f, types.FunctionType)]
+    return out + code_seals(functions)
+
+
+def code_seals(functions):
+    """The code of each function: swapping it (setattr(f, "__code__", ...)) keeps the function."""
+    return [(f, "__code__", f.__code__) for f in functions]
 
 
 def replaced(sealed):
@@ -126,7 +137,11 @@ def replaced(sealed):
         except Exception:  # noqa: BLE001 - deleted, or a property that raises
             now = None
         # Bound methods compare equal, not identical, on every lookup.
-        if now is not obj and now != obj:
+        try:
+            changed = now is not obj and bool(now != obj)
+        except Exception:  # noqa: BLE001 - an object whose comparison raises is not the one sealed
+            changed = True
+        if changed:
             names.append("%s.%s" % (getattr(owner, "__name__", type(owner).__name__), name))
     return names
 
@@ -733,6 +748,7 @@ def run_submission(torch):
         send("timing", shape=i, mode=mode, samples=sampled, counts=checks.counts,
              types=sorted(checks.types), versions_moved=versions_moved)
 
+    sealed += code_seals([flush, expect, timed, stream_order_probe, correctness, timing])
     by_shape = {}
     for c in CONFIG["correctness"]:
         by_shape.setdefault(c["shape"], []).append(c)
