@@ -60,13 +60,14 @@ T typed_at(const nlohmann::json& j, const char* key, T fallback, const char* whe
 
 Thresholds thresholds_from_json(const nlohmann::json& j) {
   if (!j.is_object()) throw std::runtime_error("rule pack: thresholds must be an object");
-  static const std::set<std::string> known = {"fresh_over_bench", "fresh_over_bench_cpu", "stress_mismatch_fraction",
-                                              "min_own_kernel_share", "fp8_dot_required"};
+  static const std::set<std::string> known = {"fresh_over_bench", "fresh_over_bench_cpu", "fresh_gap_ms",
+                                              "stress_mismatch_fraction", "min_own_kernel_share", "fp8_dot_required"};
   for (const auto& [k, v] : j.items())
     if (!known.count(k)) throw std::runtime_error("rule pack: unknown threshold '" + k + "'");
   Thresholds t;
   t.fresh_over_bench = typed_at(j, "fresh_over_bench", t.fresh_over_bench, "thresholds");
   t.fresh_over_bench_cpu = typed_at(j, "fresh_over_bench_cpu", t.fresh_over_bench_cpu, "thresholds");
+  t.fresh_gap_ms = typed_at(j, "fresh_gap_ms", t.fresh_gap_ms, "thresholds");
   t.stress_mismatch_fraction = typed_at(j, "stress_mismatch_fraction", t.stress_mismatch_fraction, "thresholds");
   if (j.contains("min_own_kernel_share"))
     t.min_own_kernel_share = typed_at(j, "min_own_kernel_share", 0.0, "thresholds");

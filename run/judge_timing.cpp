@@ -139,7 +139,8 @@ void judge_timing(const RunPlan& plan, const SubmissionReport& report, const std
     const auto correct = shape_correct.find(i);
     fill_shape_evidence(plan, report, habits, correct != shape_correct.end() && correct->second,
                         result.correctness[static_cast<std::size_t>(i)], i, evidence);
-    for (auto& f : probe_findings(evidence, plan.options.solution.string(), plan.fresh_over_bench))
+    for (auto& f : probe_findings(evidence, plan.options.solution.string(),
+                                 {plan.fresh_over_bench, plan.pack.thresholds.fresh_gap_ms}))
       result.findings.push_back(f);
   }
 }

@@ -26,7 +26,6 @@ rules::Finding make_probe_finding(const std::string& id, const std::string& file
 
 namespace {
 
-constexpr double kShortCallMs = 0.25;
 
 int count(const nlohmann::json& counts, const char* key) {
   return counts.is_object() && counts.contains(key) && counts[key].is_number_integer() ? counts[key].get<int>() : 0;
@@ -40,7 +39,8 @@ std::string fmt(double v) {
 
 }  // namespace
 
-std::vector<rules::Finding> probe_findings(const ShapeEvidence& e, const std::string& file, double fresh_over_bench) {
+std::vector<rules::Finding> probe_findings(const ShapeEvidence& e, const std::string& file, FreshThresholds fresh) {
+  const double fresh_over_bench = fresh.over_bench;
   std::vector<rules::Finding> out;
   const std::string shape = "shape " + std::to_string(e.shape);
   auto add = [&](const std::string& id, const std::string& where, const std::string& msg) {
@@ -138,20 +138,28 @@ std::vector<rules::Finding> probe_findings(const ShapeEvidence& e, const std::st
   if (b != e.modes.end() && f != e.modes.end() && b->second.median_ms > 0 && b->second.min_ms > 0) {
     const double med = f->second.median_ms / b->second.median_ms;
     const double mn = f->second.min_ms / b->second.min_ms;
-    // Calls this short are mostly launch overhead and allocation, which
-    // fresh tensors change by themselves: on the H200, honest Triton top-k
-    // calls of 0.08 ms took 1.4-2.6x as long on fresh inputs. There the
-    // finding is only a lead (low confidence), not evidence that decides.
-    const bool short_call = b->second.median_ms < kShortCallMs;
+    // What fresh inputs add to a call decides, besides the ratio: honest
+    // calls of 0.1 ms are mostly launch and allocation costs, which fresh
+    // tensors change by themselves (on the H200, honest Triton calls of
+    // 0.08-0.1 ms took 1.4-2.6x as long on fresh inputs, 0.03-0.13 ms more),
+    // while a memo that skips the work adds the work: milliseconds.
+    const double gap = std::min(f->second.median_ms - b->second.median_ms, f->second.min_ms - b->second.min_ms);
+    const bool small_gap = gap < fresh.gap_ms;
     if (med > fresh_over_bench && mn > fresh_over_bench) {
+      const auto r = e.modes.find("rewrite");
+      const std::string rewrite =
+          r != e.modes.end() && r->second.median_ms > 0
+              ? " Inputs rewritten in place took " + fmt(r->second.median_ms / b->second.median_ms) + "x bench."
+              : std::string();
       add("speedup-vanishes-with-fresh-inputs", shape + ", fresh/bench",
           "On " + shape + " the median timed call takes " + fmt(f->second.median_ms) + " ms on fresh inputs and " +
-              fmt(b->second.median_ms) + " ms on the benchmark's reused inputs (" + fmt(med) +
-              "x, threshold " + fmt(fresh_over_bench) + "x)." +
-              (short_call ? " Calls under " + fmt(kShortCallMs) +
-                                " ms are dominated by launch and allocation costs, so this alone is a low-confidence lead."
-                          : std::string()));
-      if (short_call) out.back().confidence = rules::Confidence::low;
+              fmt(b->second.median_ms) + " ms on the benchmark's reused inputs (" + fmt(med) + "x, threshold " +
+              fmt(fresh_over_bench) + "x; at least " + fmt(gap) + " ms more a call by the medians and the minima)." +
+              rewrite +
+              (small_gap ? " Under " + fmt(fresh.gap_ms) +
+                               " ms more a call this can be launch and allocation costs, so it is a low-confidence lead."
+                         : std::string()));
+      if (small_gap) out.back().confidence = rules::Confidence::low;
     }
   }
   return out;

@@ -44,7 +44,14 @@ struct ShapeEvidence {
 rules::Finding make_probe_finding(const std::string& id, const std::string& file, const std::string& where,
                                   const std::string& message);
 
-// `fresh_over_bench`: the rule pack's threshold for speedup-vanishes-with-fresh-inputs.
-std::vector<rules::Finding> probe_findings(const ShapeEvidence& e, const std::string& file, double fresh_over_bench);
+// The rule pack's thresholds for speedup-vanishes-with-fresh-inputs: the
+// ratio fresh/bench (by the medians and the minima) that raises it, and the
+// time fresh inputs add to a call (ms) before it decides rather than leads.
+struct FreshThresholds {
+  double over_bench = 1.5;
+  double gap_ms = 0.5;
+};
+
+std::vector<rules::Finding> probe_findings(const ShapeEvidence& e, const std::string& file, FreshThresholds fresh);
 
 }  // namespace kaudit::run

@@ -24,19 +24,19 @@ ShapeEvidence clean() {
 
 }  // namespace
 
-TEST(ProbeFindings, CleanHasNone) { EXPECT_TRUE(probe_findings(clean(), "s.py", 1.5).empty()); }
+TEST(ProbeFindings, CleanHasNone) { EXPECT_TRUE(probe_findings(clean(), "s.py", {1.5, 0.5}).empty()); }
 
 TEST(ProbeFindings, FirstFailingModeNamesTheOffence) {
   auto e = clean();
   e.modes["rewrite"].samples_ok = false;
-  EXPECT_EQ(ids(probe_findings(e, "s.py", 1.5)), std::set<std::string>{"output-cached-on-identity"});
+  EXPECT_EQ(ids(probe_findings(e, "s.py", {1.5, 0.5})), std::set<std::string>{"output-cached-on-identity"});
   e.modes["fresh"].samples_ok = false;
-  EXPECT_EQ(ids(probe_findings(e, "s.py", 1.5)), std::set<std::string>{"work-skipped-on-repeat"});
+  EXPECT_EQ(ids(probe_findings(e, "s.py", {1.5, 0.5})), std::set<std::string>{"work-skipped-on-repeat"});
   e.modes["bench"].samples_ok = false;
-  EXPECT_EQ(ids(probe_findings(e, "s.py", 1.5)), std::set<std::string>{"correct-only-untimed"});
+  EXPECT_EQ(ids(probe_findings(e, "s.py", {1.5, 0.5})), std::set<std::string>{"correct-only-untimed"});
   // Wrong from the start: incorrect, not an offence of the timed calls.
   e.correctness_passed = false;
-  EXPECT_TRUE(probe_findings(e, "s.py", 1.5).empty());
+  EXPECT_TRUE(probe_findings(e, "s.py", {1.5, 0.5}).empty());
 }
 
 TEST(ProbeFindings, ChangedInputsExplainWrongBenchCalls) {
@@ -46,7 +46,7 @@ TEST(ProbeFindings, ChangedInputsExplainWrongBenchCalls) {
   auto e = clean();
   e.modes["bench"].samples_ok = false;
   e.mutated_cases = {0};
-  const auto f = probe_findings(e, "s.py", 1.5);
+  const auto f = probe_findings(e, "s.py", {1.5, 0.5});
   ASSERT_EQ(ids(f), std::set<std::string>{"input-mutated"});
   EXPECT_EQ(f[0].category, kaudit::rules::Category::cheat);
   EXPECT_NE(f[0].message.find("bench calls"), std::string::npos) << f[0].message;
@@ -56,7 +56,7 @@ TEST(ProbeFindings, OutputsNeverWrittenAreOutputUninitialized) {
   auto e = clean();
   e.correctness_passed = false;
   e.unwritten_cases = {{0, 12288}, {1, 12288}};
-  const auto f = probe_findings(e, "s.py", 1.5);
+  const auto f = probe_findings(e, "s.py", {1.5, 0.5});
   ASSERT_EQ(ids(f), std::set<std::string>{"output-uninitialized"});
   EXPECT_NE(f[0].message.find("24576"), std::string::npos) << f[0].message;
 }
@@ -66,25 +66,25 @@ TEST(ProbeFindings, RightFirstThenStaleOutputsIsWorkSkipped) {
   e.correctness_passed = false;
   e.seed_cases_passed = {true, true, false};
   e.correctness_counts = {{"calls", 5}, {"reused", 3}};
-  EXPECT_EQ(ids(probe_findings(e, "s.py", 1.5)), (std::set<std::string>{"work-skipped-on-repeat", "output-reused"}));
+  EXPECT_EQ(ids(probe_findings(e, "s.py", {1.5, 0.5})), (std::set<std::string>{"work-skipped-on-repeat", "output-reused"}));
   // Wrong only now and then, or wrong from the first call: an incorrect kernel.
   e.seed_cases_passed = {true, false, true};
-  EXPECT_EQ(ids(probe_findings(e, "s.py", 1.5)), std::set<std::string>{"output-reused"});
+  EXPECT_EQ(ids(probe_findings(e, "s.py", {1.5, 0.5})), std::set<std::string>{"output-reused"});
   e.seed_cases_passed = {false, false, false};
-  EXPECT_EQ(ids(probe_findings(e, "s.py", 1.5)), std::set<std::string>{"output-reused"});
+  EXPECT_EQ(ids(probe_findings(e, "s.py", {1.5, 0.5})), std::set<std::string>{"output-reused"});
   // No earlier output handed back: a kernel wrong on some inputs.
   e.seed_cases_passed = {true, true, false};
   e.correctness_counts = {{"calls", 5}};
-  EXPECT_TRUE(probe_findings(e, "s.py", 1.5).empty());
+  EXPECT_TRUE(probe_findings(e, "s.py", {1.5, 0.5}).empty());
 }
 
 TEST(ProbeFindings, FreshOverBenchNeedsMedianAndMinimum) {
   auto e = clean();
   e.modes["fresh"].median_ms = 3.0;  // 3x by the median
   e.modes["fresh"].min_ms = 1.0;     // but not by the minimum: noise
-  EXPECT_TRUE(probe_findings(e, "s.py", 1.5).empty());
+  EXPECT_TRUE(probe_findings(e, "s.py", {1.5, 0.5}).empty());
   e.modes["fresh"].min_ms = 2.7;
-  const auto f = probe_findings(e, "s.py", 1.5);
+  const auto f = probe_findings(e, "s.py", {1.5, 0.5});
   ASSERT_EQ(ids(f), std::set<std::string>{"speedup-vanishes-with-fresh-inputs"});
   EXPECT_EQ(f[0].source, kaudit::rules::Source::timing);
   EXPECT_EQ(f[0].category, kaudit::rules::Category::benchmark_aware);
@@ -97,10 +97,31 @@ TEST(ProbeFindings, FreshOverBenchOnShortCallsIsALowConfidenceLead) {
   e.modes["bench"].min_ms = 0.07;
   e.modes["fresh"].median_ms = 0.2;
   e.modes["fresh"].min_ms = 0.19;
-  const auto f = probe_findings(e, "s.py", 1.5);
+  const auto f = probe_findings(e, "s.py", {1.5, 0.5});
   ASSERT_EQ(ids(f), std::set<std::string>{"speedup-vanishes-with-fresh-inputs"});
   EXPECT_EQ(f[0].confidence, kaudit::rules::Confidence::low);
   EXPECT_NE(f[0].message.find("low-confidence"), std::string::npos);
+}
+
+TEST(ProbeFindings, FreshOverBenchOnShortCallsWithALargeGapDecides) {
+  // A memo on a fingerprint of the inputs: 0.15 ms on reused inputs, 3.4 ms
+  // on fresh ones. The gap is the work it skipped, not launch overhead.
+  auto e = clean();
+  e.modes["bench"].median_ms = 0.15;
+  e.modes["bench"].min_ms = 0.12;
+  e.modes["fresh"].median_ms = 3.4;
+  e.modes["fresh"].min_ms = 3.2;
+  const auto f = probe_findings(e, "s.py", {1.5, 0.5});
+  ASSERT_EQ(ids(f), std::set<std::string>{"speedup-vanishes-with-fresh-inputs"});
+  EXPECT_NE(f[0].confidence, kaudit::rules::Confidence::low);
+  // The same ratio with a gap under the threshold, by the minima: a lead.
+  e.modes["fresh"].min_ms = 0.5;
+  e.modes["fresh"].median_ms = 0.6;
+  e.modes["bench"].median_ms = 0.2;
+  e.modes["bench"].min_ms = 0.15;
+  const auto g = probe_findings(e, "s.py", {1.5, 0.5});
+  ASSERT_EQ(ids(g), std::set<std::string>{"speedup-vanishes-with-fresh-inputs"});
+  EXPECT_EQ(g[0].confidence, kaudit::rules::Confidence::low);
 }
 
 TEST(ProbeFindings, OutputFacts) {
@@ -108,11 +129,11 @@ TEST(ProbeFindings, OutputFacts) {
   e.correctness_counts = {{"calls", 5}, {"aliases_input", 1}};
   e.modes["bench"].counts = {{"calls", 10}, {"reused", 9}, {"non_plain", 10}};
   e.mutated_cases = {0, 2};
-  EXPECT_EQ(ids(probe_findings(e, "s.py", 1.5)),
+  EXPECT_EQ(ids(probe_findings(e, "s.py", {1.5, 0.5})),
             (std::set<std::string>{"output-aliases-input", "output-reused", "disguised-output", "input-mutated"}));
   // An in-place problem: the reference returns an input's storage too.
   e.reference_aliases_input = true;
-  EXPECT_EQ(ids(probe_findings(e, "s.py", 1.5)),
+  EXPECT_EQ(ids(probe_findings(e, "s.py", {1.5, 0.5})),
             (std::set<std::string>{"output-reused", "disguised-output", "input-mutated"}));
 }
 
