@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One call on the GPU machine, several checks, one file back: runs the steps
 # named in KAUDIT_GPU_STEPS (default "runner corpus"; also "tracer",
-# "tracer-quick", "tracer-overhead", "isolation-cost") within KAUDIT_GPU_CALL_S seconds (default 570), then packs
+# "tracer-quick", "tracer-overhead", "isolation-cost", "attacks") within KAUDIT_GPU_CALL_S seconds (default 570), then packs
 # everything under $OUT into $OUT/all.tgz, because a call brings back 8 files
 # at most. The summary lines go to stdout (the call's output tail).
 #
@@ -37,10 +37,14 @@ for step in ${KAUDIT_GPU_STEPS:-runner corpus}; do
     corpus) KAUDIT_CORPUS_BUDGET_S=$(( $(left) - 20 )) bash tests/gpu/run_corpus_gpu.sh >/dev/null 2>&1
             echo "corpus: exit $? at $(( $(date +%s) - start )) s"
             grep "^\[" "$OUT/corpus/audit.log" ;;
+    attacks) KAUDIT_ATTACKS_DEVICE=cuda KAUDIT_ATTACKS_PYTHON=$(command -v python3) timeout "$(left)" \
+              bash tests/attacks/run_attacks.sh build-gpu/kaudit . >"$OUT/attacks.log" 2>&1
+            echo "attacks: exit $? at $(( $(date +%s) - start )) s"
+            grep -E "^(PASS|FAIL|KNOWN|SKIP)|attack\(s\)" "$OUT/attacks.log" | cut -c1-220 ;;
     isolation-cost) timeout "$(left)" bash tests/gpu/isolation_cost_gpu.sh >"$OUT/isolation_cost.log" 2>&1
             echo "isolation-cost: exit $? at $(( $(date +%s) - start )) s"
             cat "$OUT/isolation_cost.log" | tail -8 ;;
-    *) echo "unknown step $step (tracer, tracer-quick, tracer-overhead, runner, corpus, isolation-cost)" ;;
+    *) echo "unknown step $step (tracer, tracer-quick, tracer-overhead, runner, corpus, isolation-cost, attacks)" ;;
   esac
 done
 # Everything back as one file.

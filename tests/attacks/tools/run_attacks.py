@@ -317,6 +317,9 @@ def lay_out(tmp, kaudit, root):
     os.makedirs(os.path.join(pristine, "bin", "harness"))
     shutil.copy2(kaudit, os.path.join(pristine, "bin", "kaudit"))
     shutil.copy2(find_harness(kaudit, root), os.path.join(pristine, "bin", "harness", "kaudit_harness.py"))
+    tracer = os.path.join(os.path.dirname(kaudit), "libkaudit_tracer.so")
+    if os.path.isfile(tracer):  # CUDA runs are traced
+        shutil.copy2(tracer, os.path.join(pristine, "bin", "libkaudit_tracer.so"))
     with open(os.path.join(pristine, "bin", "driver.sh"), "w") as f:
         f.write(DRIVER)
     os.chmod(os.path.join(pristine, "bin", "driver.sh"), 0o755)
@@ -417,7 +420,7 @@ def audit_attack(tmp, kaudit_ids, attack):
 
     before = snapshot([root, os.path.join(tmp, "bin"), os.path.join(tmp, "batches")], {batch, later})
     submissions = [source] + ([HONEST.encode()] if honest else [])
-    argv = [kaudit.encode(), b"audit", b"--device", b"cpu", b"--jobs", b"1", b"-o", batch.encode(),
+    argv = [kaudit.encode(), b"audit", b"--device", DEVICE.encode(), b"--python", PYTHON.encode(), b"--jobs", b"1", b"-o", batch.encode(),
             b"--problem", attack["problem"].encode()] + submissions
     res = run_kaudit(tmp, env, argv, root, limit, name)
     check_run(res, "audit", reasons, outcome)
@@ -426,7 +429,7 @@ def audit_attack(tmp, kaudit_ids, attack):
     res_later = None
     if honest:
         # A later batch, while whatever the attack left behind still runs.
-        argv2 = [kaudit.encode(), b"audit", b"--device", b"cpu", b"--jobs", b"1", b"-o", later.encode(),
+        argv2 = [kaudit.encode(), b"audit", b"--device", DEVICE.encode(), b"--python", PYTHON.encode(), b"--jobs", b"1", b"-o", later.encode(),
                  b"--problem", attack["problem"].encode(), HONEST.encode()]
         res_later = run_kaudit(tmp, env, argv2, root, limit, name + ".later")
         check_run(res_later, "later audit", reasons, outcome)
@@ -504,14 +507,21 @@ def check_manifest_ids(attacks, kaudit_ids):
     return problems, notes
 
 
+# The device and interpreter the attacks run on: the CPU and Debian's
+# python3 in CI; KAUDIT_ATTACKS_DEVICE=cuda and KAUDIT_ATTACKS_PYTHON=python3
+# on the GPU machine (tests/gpu/run_all_gpu.sh, step "attacks").
+DEVICE = os.environ.get("KAUDIT_ATTACKS_DEVICE", "cpu")
+PYTHON = os.environ.get("KAUDIT_ATTACKS_PYTHON", "/usr/bin/python3")
+
+
 def main():
     if len(sys.argv) < 3:
         raise SystemExit(__doc__)
     kaudit = os.path.abspath(sys.argv[1])
     root = os.path.abspath(sys.argv[2])
     only = set(sys.argv[3:])
-    if subprocess.run(["/usr/bin/python3", "-c", "import torch"], capture_output=True).returncode != 0:
-        log("SKIP: no /usr/bin/python3 with torch (apt-get install python3-torch): the attacks need the CPU runner")
+    if subprocess.run([PYTHON, "-c", "import torch"], capture_output=True).returncode != 0:
+        log("SKIP: no %s with torch (apt-get install python3-torch): the attacks need the runner" % PYTHON)
         return 77
     with open(os.path.join(root, "tests", "attacks", "manifest.json")) as f:
         manifest = json.load(f)
