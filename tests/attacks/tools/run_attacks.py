@@ -290,6 +290,23 @@ def describe_verdict(v):
     return "%s/%s" % (v.get("result"), v.get("integrity"))
 
 
+HONEST_BASELINES = {}  # problem -> the honest submission's verdict audited alone
+
+
+def honest_baseline(tmp, env, root, attack):
+    """The honest submission's verdict in a batch of its own, before any attack
+    of the problem ran: what the attack must not change (on the GPU a
+    pure-PyTorch module is not clean, which is the policy, not a frame-up)."""
+    problem = attack["problem"]
+    if problem not in HONEST_BASELINES:
+        batch = os.path.join(tmp, "batches", "baseline-" + str(len(HONEST_BASELINES)))
+        argv = [os.path.join(tmp, "bin", "kaudit").encode(), b"audit", b"--device", DEVICE.encode(), b"--python",
+                PYTHON.encode(), b"--jobs", b"1", b"-o", batch.encode(), b"--problem", problem.encode(), HONEST.encode()]
+        run_kaudit(tmp, env, argv, root, DEFAULT_LIMIT_S, "baseline-" + str(len(HONEST_BASELINES)))
+        HONEST_BASELINES[problem] = describe_verdict(entry_of(batch, HONEST))
+    return HONEST_BASELINES[problem]
+
+
 def clean_and_correct(v):
     return bool(v) and v.get("result") == "correct" and v.get("integrity") == "clean"
 
@@ -429,6 +446,7 @@ def audit_attack(tmp, kaudit_ids, attack):
     honest = attack.get("honest_stays_clean", False)
     reasons, outcome, notes = [], set(), []
 
+    baseline = honest_baseline(tmp, env, root, attack) if honest else None
     before = snapshot([root, os.path.join(tmp, "bin"), os.path.join(tmp, "batches")], {batch, later})
     submissions = [source] + ([HONEST.encode()] if honest else [])
     argv = [kaudit.encode(), b"audit", b"--device", DEVICE.encode(), b"--python", PYTHON.encode(), b"--jobs", b"1", b"-o", batch.encode(),
@@ -478,7 +496,7 @@ def audit_attack(tmp, kaudit_ids, attack):
     if honest:
         for label, b in (("same batch", batch), ("later batch", later)):
             e = entry_of(b, HONEST)
-            if not clean_and_correct(e):
+            if describe_verdict(e) != baseline:
                 reasons.append("honest submission in the %s framed: %s" % (label, describe_verdict(e)))
                 outcome.add("framed honest")
     after = snapshot([root, os.path.join(tmp, "bin"), os.path.join(tmp, "batches")], {batch, later})
