@@ -92,10 +92,7 @@ std::vector<rules::Finding> Analyzer::analyze_text(const std::string& path, std:
     problems.push_back({std::to_string(bad) + " byte(s) of invalid UTF-8 were replaced before parsing", false});
   SourceFile f;
   f.path = path;
-  const std::string ext = fs::path(path).extension().string();
-  f.language = ext == ".cu" || ext == ".cuh" ? Language::cuda
-               : (ext == ".cpp" || ext == ".cc" || ext == ".h" || ext == ".hpp") ? Language::cpp
-                                                                                 : Language::python;
+  f.language = language_of(path);
   f.text = std::move(text);
   return analyze_source(std::move(f), std::move(problems), learned);
 }

@@ -69,6 +69,15 @@ size_t make_valid_utf8(std::string& text) {
   return replaced;
 }
 
+Language language_of(const fs::path& path) {
+  std::string ext = path.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (ext == ".cu" || ext == ".cuh") return Language::cuda;
+  if (ext == ".cpp" || ext == ".cc" || ext == ".cxx" || ext == ".h" || ext == ".hpp" || ext == ".c")
+    return Language::cpp;
+  return Language::python;
+}
+
 LoadedSource load_source(const fs::path& path) {
   LoadedSource result;
   std::error_code ec;
@@ -83,10 +92,14 @@ LoadedSource load_source(const fs::path& path) {
   }
   std::ostringstream buf;
   buf << in.rdbuf();
-  std::string text = buf.str();
+  return source_from_bytes(path, buf.str());
+}
+
+LoadedSource source_from_bytes(const fs::path& path, std::string text) {
+  LoadedSource result;
   // A NUL byte in the first 8 KiB means a binary file, as git and grep judge.
-  if (std::find(text.begin(), text.begin() + std::min<size_t>(text.size(), 8192), '\0') !=
-      text.begin() + std::min<size_t>(text.size(), 8192)) {
+  const auto head_end = text.begin() + static_cast<std::ptrdiff_t>(std::min<size_t>(text.size(), 8192));
+  if (std::find(text.begin(), head_end, '\0') != head_end) {
     result.problems.push_back({"is a binary file, not source", true});
     return result;
   }
@@ -95,14 +108,7 @@ LoadedSource load_source(const fs::path& path) {
 
   SourceFile f;
   f.path = path.string();
-  std::string ext = path.extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
-  if (ext == ".cu" || ext == ".cuh")
-    f.language = Language::cuda;
-  else if (ext == ".cpp" || ext == ".cc" || ext == ".cxx" || ext == ".h" || ext == ".hpp" || ext == ".c")
-    f.language = Language::cpp;
-  else
-    f.language = Language::python;
+  f.language = language_of(path);
   f.text = std::move(text);
   result.file = std::move(f);
   return result;

@@ -41,9 +41,16 @@ struct LoadedSource {
   std::vector<LoadProblem> problems;     // e.g. invalid UTF-8 was replaced
 };
 
-// Reads a file and guesses its language from the extension (.py, .cu/.cuh,
-// .cpp/.cc/.cxx/.h/.hpp). Never throws.
+// The language a file's extension names: .cu/.cuh CUDA, .cpp/.cc/.cxx/.c/.h/.hpp
+// C++ (any case), anything else Python.
+Language language_of(const std::filesystem::path& path);
+
+// Reads a file and guesses its language from the extension. Never throws.
 LoadedSource load_source(const std::filesystem::path& path);
+// The same over bytes already read (`path` names the file and its language):
+// a NUL byte in the first 8 KiB makes it binary (fatal); invalid UTF-8 is
+// replaced. Never throws.
+LoadedSource source_from_bytes(const std::filesystem::path& path, std::string bytes);
 
 // Replaces invalid UTF-8 sequences by U+FFFD; returns how many were replaced.
 size_t make_valid_utf8(std::string& text);

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Installs what kaudit needs (Debian 12 packages; the tree-sitter-python
-# grammar comes from npm at configure time), then configures and builds it
+# Installs what kaudit needs (Debian 12 packages; the tree-sitter runtime and
+# the tree-sitter-python grammar come from npm at configure time), then configures and builds it
 # in ./build. Quick when run again: it installs only what is missing and
 # the build is incremental.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(cmake ninja-build g++ pkg-config clang-19 libclang-19-dev llvm-19-dev libtree-sitter-dev
+# libclang-rt-19-dev: libFuzzer and the sanitizers' runtimes (tests/fuzz/run_fuzz.sh).
+packages=(cmake ninja-build g++ pkg-config clang-19 libclang-19-dev llvm-19-dev libclang-rt-19-dev
           nlohmann-json3-dev libcli11-dev libyaml-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev
           libicu-dev python3-torch chromium universal-ctags bubblewrap)
 command -v npm >/dev/null 2>&1 || packages+=(npm)
