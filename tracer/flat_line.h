@@ -16,12 +16,26 @@
 
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <type_traits>
 #include <vector>
 
 namespace kaudit::tracer {
+
+// Whether `d` converts to the arithmetic type T without undefined behaviour:
+// not NaN, and within T's range once truncated (a journal line may hold 1e300
+// where a 32-bit count belongs). Both journal readers fall back where not.
+template <typename T>
+bool fits_in(double d) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return true;
+  } else {
+    return d > static_cast<double>(std::numeric_limits<T>::min()) - 1.0 &&
+           d < static_cast<double>(std::numeric_limits<T>::max()) + 1.0;
+  }
+}
 
 class FlatLine {
  public:
@@ -46,7 +60,7 @@ class FlatLine {
       return f->kind == Kind::boolean ? f->number.u != 0 : fallback;
     } else {
       static_assert(std::is_arithmetic_v<T>);
-      return f->kind == Kind::number ? f->number.as<T>() : fallback;
+      return f->kind == Kind::number && f->number.fits<T>() ? f->number.as<T>() : fallback;
     }
   }
 
@@ -54,8 +68,11 @@ class FlatLine {
   // or not an array of three.
   std::array<int, 3> dim3(std::string_view key) const {
     std::array<int, 3> d{1, 1, 1};
-    if (const Field* f = find(key); f != nullptr && f->kind == Kind::numbers && f->numbers.size() == 3)
-      for (size_t i = 0; i < 3; ++i) d[i] = f->numbers[i].as<int>();
+    const Field* f = find(key);
+    if (f == nullptr || f->kind != Kind::numbers || f->numbers.size() != 3) return d;
+    for (const Number& n : f->numbers)
+      if (!n.fits<int>()) return d;
+    for (size_t i = 0; i < 3; ++i) d[i] = f->numbers[i].as<int>();
     return d;
   }
 
@@ -110,6 +127,10 @@ class FlatLine {
     static Number of_signed(int64_t v) { return {Repr::signed_, v, 0, 0}; }
     static Number of_unsigned(uint64_t v) { return {Repr::unsigned_, 0, v, 0}; }
     static Number of_float(double v) { return {Repr::floating, 0, 0, v}; }
+    template <typename T>
+    bool fits() const {
+      return repr != Repr::floating || fits_in<T>(d);
+    }
     template <typename T>
     T as() const {
       switch (repr) {

@@ -24,6 +24,8 @@ template <typename T>
 T get(const json& j, const char* key, T fallback = T{}) {
   const auto it = j.find(key);
   if (it == j.end() || it->is_null()) return fallback;
+  if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>)
+    if (it->is_number_float() && !fits_in<T>(it->template get<double>())) return fallback;
   try {
     return it->get<T>();
   } catch (const json::exception&) {
@@ -41,8 +43,10 @@ std::array<int, 3> dim3_of(const FlatLine& line, const char* key) { return line.
 std::array<int, 3> dim3_of(const json& j, const char* key) {
   std::array<int, 3> d{1, 1, 1};
   const auto it = j.find(key);
-  if (it != j.end() && it->is_array() && it->size() == 3)
-    for (size_t i = 0; i < 3; ++i) d[i] = (*it)[i].get<int>();
+  if (it == j.end() || !it->is_array() || it->size() != 3) return d;
+  for (const auto& v : *it)
+    if (v.is_number_float() && !fits_in<int>(v.get<double>())) return d;
+  for (size_t i = 0; i < 3; ++i) d[i] = (*it)[i].get<int>();
   return d;
 }
 

@@ -164,6 +164,30 @@ TEST(TraceModel, FlatLinesReadLikeDocuments) {
   EXPECT_EQ(by_corr(10).end, 8u) << "the last of a repeated key; a nested object leaves the line to the document reader";
 }
 
+// Numbers the field's type cannot hold (1e300 where a 32-bit count belongs, a
+// negative where it is unsigned) fall back as a wrong type does, in both
+// readers: converting them was undefined behaviour (found by fuzzing).
+TEST(TraceModel, NumbersOutOfRangeFallBack) {
+  const std::string line =
+      R"({"type":"kernel","corr":40,"name":"k","regs":-1e20,"stream":-1.5,"device":4294967296.5,)"
+      R"("start":1e300,"end":2.5,"grid":[1e300,1,1],"block":[2,3.9,1]})";
+  std::istringstream in(R"({"type":"process","schema":"kaudit-trace-journal/1","pid":5})" "\n" + line + "\n");
+  Trace flat;
+  flat.processes.push_back(load_journal(in, "flat"));
+  ASSERT_EQ(flat.processes[0].kernels.size(), 1u);
+  const Kernel& k = flat.processes[0].kernels[0];
+  EXPECT_EQ(k.regs, 0);
+  EXPECT_EQ(k.stream, 0u);
+  EXPECT_EQ(k.device, 0u);
+  EXPECT_EQ(k.start, 0u);
+  EXPECT_EQ(k.end, 2u) << "a fraction in range is truncated, as before";
+  EXPECT_EQ(k.grid, (std::array<int, 3>{1, 1, 1}));
+  EXPECT_EQ(k.block, (std::array<int, 3>{2, 3, 1}));
+  nlohmann::json doc = {{"schema", "kaudit-trace/1"}, {"processes", nlohmann::json::array({{{"pid", 5}}})}};
+  doc["processes"][0]["kernels"] = nlohmann::json::array({nlohmann::json::parse(line)});
+  EXPECT_EQ(to_json(flat)["processes"][0]["kernels"], to_json(trace_from_json(doc))["processes"][0]["kernels"]);
+}
+
 // A journal big enough to be parsed in chunks on several threads reads as it
 // would line by line: every kernel joined to its launch's call across chunk
 // ends, calls begun in one chunk and ended in another, bad lines counted.
