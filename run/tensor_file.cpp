@@ -348,8 +348,17 @@ TensorFile read_tensor_file(const std::filesystem::path& path) {
   }
   const std::size_t esize = dtype_size(t.dtype);
   if (esize == 0) throw std::runtime_error(path.string() + ": dtype " + t.dtype + " is not supported");
-  for (auto s : t.shape)
+  // The element count, refused where the product of the dimensions does not
+  // fit in 64 bits: wrapped around, [2^62 + 1, 4] would read as 4 elements.
+  bool empty = false, too_large = false;
+  std::size_t count = 1;
+  for (auto s : t.shape) {
     if (s < 0) throw std::runtime_error(path.string() + ": negative dimension");
+    empty |= s == 0;
+    too_large |= __builtin_mul_overflow(count, static_cast<std::size_t>(s), &count);
+  }
+  too_large = !empty && (too_large || __builtin_mul_overflow(count, esize, &count));
+  if (too_large) throw std::runtime_error(path.string() + ": the shape has more elements than 64 bits count");
   if (t.numel() * esize != nbytes) throw std::runtime_error(path.string() + ": byte count does not match the shape");
   if (file_size - offset < nbytes) throw std::runtime_error(path.string() + ": truncated");
   if (nbytes == 0) return t;

@@ -131,7 +131,10 @@ TEST(TensorFile, RejectsBadFiles) {
            {R"({"dtype": "float32", "shape": [3], "nbytes": 8})", "12345678"},       // shape mismatch
            {R"({"dtype": "complex64", "shape": [1], "nbytes": 8})", "12345678"},     // unknown dtype
            {R"(not json)", ""},
-           {R"({"dtype": "float32", "shape": [-1], "nbytes": 0})", ""}}) {
+           {R"({"dtype": "float32", "shape": [-1], "nbytes": 0})", ""},
+           // Dimensions whose product wraps around 2^64: numel would read 4, or 0.
+           {R"({"dtype": "float32", "shape": [4611686018427387905, 4], "nbytes": 16})", "0123456789abcdef"},
+           {R"({"dtype": "float32", "shape": [4611686018427387904, 4], "nbytes": 0})", ""}}) {
     const fs::path p = write_file(header, body);
     EXPECT_THROW(read_tensor_file(p), std::runtime_error) << header;
     fs::remove(p);
