@@ -30,6 +30,11 @@ inline constexpr int kMaxFoldDepth = 96;
 inline constexpr long kMaxFoldSteps = 2'000'000;
 inline constexpr size_t kMaxFoldBytes = 8u << 20;  // no embedded source is near this
 inline constexpr size_t kMaxMemoBytes = 1u << 20;
+// A dotted name of more attributes than this names nothing kaudit knows
+// (torch.nn.functional.softmax has four): it resolves to nothing, and the
+// chain is not read further (a.b.b.b... 100,000 long was cubic: every link
+// of it resolved again, each building the whole name).
+inline constexpr size_t kMaxAttributeChain = 64;
 
 // What an expression denotes, as far as the symbol model can tell.
 struct Sym {

@@ -702,6 +702,7 @@ Sym Module::Impl::resolve_in(TSNode n, int scope, uint32_t pos, int depth) const
   std::vector<std::string> attrs;  // innermost last
   n = unparen(n);
   while (is_type(n, "attribute")) {
+    if (attrs.size() >= kMaxAttributeChain) return {};
     attrs.push_back(nfkc(text(field_of(n, "attribute"))));
     n = unparen(field_of(n, "object"));
   }

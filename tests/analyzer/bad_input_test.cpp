@@ -170,6 +170,7 @@ const SizeCase kSizeCases[] = {
     {"NestedLambdas", [] { return "x = " + repeat("lambda: ", kDeep) + "1\n"; }},
     {"NestedConditionals", [] { return "x = " + repeat("1 if y else ", kDeep) + "1\n"; }},
     {"NestedFStrings", [] { return "x = " + repeat("f\"{", kDeep) + "1" + repeat("}\"", kDeep) + "\n"; }, false},
+    {"LongAttributeChain", [] { return "x = a" + repeat(".b", kDeep) + "\n"; }},
     {"LongSumChain", [] { return "x = 1" + repeat(" + 1", kDeep) + "\n"; }},
     {"LongPowerChain", [] { return "x = 2" + repeat(" ** 2", kDeep) + "\n"; }},
     {"LongComparisonChain", [] { return "x = 1" + repeat(" < 1", kDeep) + "\n"; }},
