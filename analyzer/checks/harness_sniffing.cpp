@@ -72,9 +72,12 @@ bool is_short_harness_word(const std::string& s) {
 }
 
 // A string that is an argument of open(), Path(), glob(), ...: its file
-// name is foreign-file-access's business.
+// name is foreign-file-access's business. Looked for 64 levels up at most:
+// every string is asked, and climbing a 100,000-term 'a' + 'a' + ... to its
+// top for each was quadratic.
 bool inside_file_call(const Module& m, const Node& n) {
-  for (Node p = n.parent(); p.valid(); p = p.parent()) {
+  int levels = 0;
+  for (Node p = n.parent(); p.valid() && levels < 64; p = p.parent(), ++levels) {
     const auto t = p.type();
     if (t == "call") {
       Node fn = p.field("function");
