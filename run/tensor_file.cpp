@@ -341,8 +341,14 @@ TensorFile read_tensor_file(const std::filesystem::path& path) {
   try {
     const auto h = nlohmann::json::parse(header);
     t.dtype = h.at("dtype").get<std::string>();
-    t.shape = h.at("shape").get<std::vector<std::int64_t>>();
-    nbytes = h.at("nbytes").get<std::size_t>();
+    // Integers only: a float such as 4.6e19 has no int64 value to convert to.
+    const auto& shape = h.at("shape");
+    const auto& count = h.at("nbytes");
+    const bool integers = shape.is_array() && count.is_number_integer() &&
+                          std::all_of(shape.begin(), shape.end(), [](const auto& d) { return d.is_number_integer(); });
+    if (!integers) throw std::runtime_error(path.string() + ": bad header: shape and nbytes must be integers");
+    t.shape = shape.get<std::vector<std::int64_t>>();
+    nbytes = count.get<std::size_t>();
   } catch (const nlohmann::json::exception& e) {
     throw std::runtime_error(path.string() + ": bad header: " + e.what());
   }

@@ -134,7 +134,11 @@ TEST(TensorFile, RejectsBadFiles) {
            {R"({"dtype": "float32", "shape": [-1], "nbytes": 0})", ""},
            // Dimensions whose product wraps around 2^64: numel would read 4, or 0.
            {R"({"dtype": "float32", "shape": [4611686018427387905, 4], "nbytes": 16})", "0123456789abcdef"},
-           {R"({"dtype": "float32", "shape": [4611686018427387904, 4], "nbytes": 0})", ""}}) {
+           {R"({"dtype": "float32", "shape": [4611686018427387904, 4], "nbytes": 0})", ""},
+           // Numbers that are not integers (converting 4.6e19 to int64 was undefined; found by fuzzing).
+           {R"({"dtype": "float32", "shape": [4.6e19], "nbytes": 4})", "1234"},
+           {R"({"dtype": "float32", "shape": [1], "nbytes": 4e30})", "1234"},
+           {R"({"dtype": "float32", "shape": [1.5], "nbytes": 4})", "1234"}}) {
     const fs::path p = write_file(header, body);
     EXPECT_THROW(read_tensor_file(p), std::runtime_error) << header;
     fs::remove(p);
