@@ -77,7 +77,7 @@ nlohmann::json to_json(const Finding& f) {
 }
 
 Finding finding_from_json(const nlohmann::json& j) {
-  auto need = [](std::optional<auto> v, const char* what) {
+  auto need = []<typename T>(std::optional<T> v, const char* what) {
     if (!v) throw std::runtime_error(std::string("finding: bad value for ") + what);
     return *v;
   };
