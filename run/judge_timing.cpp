@@ -73,7 +73,7 @@ json mode_document(const RunPlan& plan, const SubmissionReport& report, const js
   if (mode == "rewrite") mdoc["version_counters_moved"] = t.value("versions_moved", 0);
   if (mdoc.contains("median_ms")) mdoc.update(throughput(perf, mdoc["median_ms"].get<double>()));
   if (const auto calls = report.timed_calls.find({i, mode}); calls != report.timed_calls.end()) {
-    const ClockCheck clock = check_against_clock(calls->second);
+    const ClockCheck clock = check_against_clock(calls->second, plan.cpu ? kClockSlackCpuMs : kClockSlackMs);
     mdoc["runner_clock"] = clock.to_json();
     if (clock.forged)
       result.findings.push_back(make_probe_finding("timing-forged", plan.options.solution.string(),

@@ -157,6 +157,10 @@ std::vector<std::string> sandboxed_argv(const SandboxSupport& support, const San
   return a;
 }
 
+static std::string rlimit_text() {
+  return "rlimits: no core files, files of at most " + std::to_string(kChildFileSizeLimit >> 30) + " GiB";
+}
+
 json Isolation::to_json() const {
   json j = {{"sandboxed", sandboxed}, {"protections", protections}};
   if (!tool.empty()) j["tool"] = tool;
@@ -176,14 +180,13 @@ Isolation sandbox_isolation(const SandboxSupport& support) {
       "no network (network namespace)",
       "IPC and UTS namespaces",
       "scrubbed environment; per-run Triton and torch extension caches",
-      "rlimits: no core files, files of at most 32 GiB"};
+      rlimit_text()};
   return iso;
 }
 
 Isolation unsandboxed_isolation(const std::string& why) {
   Isolation iso;
-  iso.protections = {"own process group, killed when the run ends", "scrubbed environment",
-                     "rlimits: no core files, files of at most 32 GiB"};
+  iso.protections = {"own process group, killed when the run ends", "scrubbed environment", rlimit_text()};
   iso.weakness = "--unsafe-no-sandbox: the submission ran as kaudit's own user and could read and write what "
                  "kaudit can (its evidence, other runs, the problem folders) and signal the runner" +
                  (why.empty() ? std::string() : " (" + why + ")");
