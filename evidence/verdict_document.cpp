@@ -33,6 +33,15 @@ rules::RunFacts run_facts(const json& run) {
   for (const auto& f : run.value("findings", json::array())) facts.findings.push_back(rules::finding_from_json(f));
   if (run.contains("trace_incomplete") && run["trace_incomplete"].is_string())
     facts.trace_incomplete = run["trace_incomplete"].get<std::string>();
+  // The record of the ATen ops the submission ran; a document without one
+  // (an older kaudit) cannot confirm or rule out a banned call either.
+  const json& ops = run.contains("aten_ops") ? run["aten_ops"] : json();
+  if (!ops.is_object())
+    facts.ops_incomplete = "the run document has no record of them";
+  else if (!ops.value("complete", false))
+    facts.ops_incomplete = ops.contains("incomplete") && ops["incomplete"].is_string()
+                               ? ops["incomplete"].get<std::string>()
+                               : std::string("the record says it is incomplete");
   const json& iso = run.contains("isolation") ? run["isolation"] : json();
   if (iso.is_object() && iso.value("sandboxed", true) == false)
     facts.isolation_weakness = iso.value("weakness", std::string("the submission ran as kaudit's own user"));

@@ -47,7 +47,10 @@ Verdict decide_verdict(const VerdictInput& input, const VerdictPolicy& policy) {
     v.result_reason = run.error;
     completed_run = run.result != "error";
   }
-  const bool evidence_gap = input.run && input.run->trace_incomplete.has_value();
+  bool evidence_gap = input.run && input.run->trace_incomplete.has_value();
+  // A static finding the op record would confirm, which nothing did while
+  // the record could not vouch for the calls (issue 15, item 6).
+  std::optional<std::string> unchecked;
 
   std::set<std::string> runtime_ids;
   if (input.run) {
@@ -67,8 +70,15 @@ Verdict decide_verdict(const VerdictInput& input, const VerdictPolicy& policy) {
     }
     const bool alone = policy.static_decides.count(f.id) && rank(f.confidence) >= rank(policy.static_min_confidence);
     bool confirmed = false;
-    if (auto it = policy.confirmed_by.find(f.id); it != policy.confirmed_by.end())
+    if (auto it = policy.confirmed_by.find(f.id); it != policy.confirmed_by.end()) {
       confirmed = std::any_of(it->second.begin(), it->second.end(), [&](const std::string& r) { return runtime_ids.count(r); });
+      const bool op_confirmable =
+          std::find(it->second.begin(), it->second.end(), kAtenOpConfirmation) != it->second.end();
+      if (!alone && !confirmed && op_confirmable && !unchecked && completed_run && input.run->ops_incomplete)
+        unchecked = f.id + (f.location.line > 0 ? " (line " + std::to_string(f.location.line) + ")" : std::string()) +
+                    " could be neither confirmed nor ruled out: the record of the ATen ops the submission ran cannot "
+                    "vouch for its calls (" + *input.run->ops_incomplete + ")";
+    }
     if (alone || confirmed) {
       v.deciding.push_back(f);
       continue;
@@ -82,10 +92,12 @@ Verdict decide_verdict(const VerdictInput& input, const VerdictPolicy& policy) {
   sort_and_deduplicate(v.deciding);
   sort_and_deduplicate(v.beside);
 
+  evidence_gap = evidence_gap || unchecked.has_value();
   v.integrity = integrity_of(v.deciding, completed_run, evidence_gap, input.run.has_value());
   if (input.run && input.run->isolation_weakness)
     v.caveats.push_back("reached without the sandbox: " + *input.run->isolation_weakness);
-  if (v.integrity == "unverified" && evidence_gap) v.integrity_reason = input.run->trace_incomplete;
+  if (v.integrity == "unverified" && evidence_gap)
+    v.integrity_reason = input.run->trace_incomplete ? input.run->trace_incomplete : unchecked;
   for (const auto& f : v.deciding) v.reasons.push_back(reason_line(f));
   return v;
 }

@@ -26,7 +26,16 @@ struct RunFacts {
   std::vector<Finding> findings;    // trace, probe and timing findings
   std::optional<std::string> trace_incomplete;  // a completed run whose trace lacks calls
   std::optional<std::string> isolation_weakness;  // the run was not sandboxed: what that left open
+  // Why the run's record of the ATen ops the submission ran (run.json's
+  // aten_ops) cannot vouch for its calls: none was made (an older kaudit),
+  // or the submission hid ops from it. A static finding that the record
+  // confirms (kAtenOpConfirmation in its confirmed_by) and nothing confirmed
+  // then leaves the integrity unverified, never clean.
+  std::optional<std::string> ops_incomplete;
 };
+
+// The runtime id of a banned ATen op that ran (run/aten_ops.h).
+inline constexpr const char* kAtenOpConfirmation = "banned-aten-op";
 
 struct VerdictInput {
   std::string submission;

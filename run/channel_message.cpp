@@ -93,6 +93,12 @@ const Schema& submission_events() {
       {"timing", {{"shape", Type::integer}, {"mode", Type::string}, {"samples", Type::array}, {"counts", Type::object},
                   {"types", Type::array}, {"versions_moved", Type::integer}}},
       {"tampered", {{"where", Type::string}, {"names", Type::array}}},
+      // What ATen ran in a shape's correctness calls or a mode's untimed call (run/aten_ops.h).
+      {"ops", {{"shape", Type::integer}, {"phase", Type::string}, {"calls", Type::integer}, {"ops", Type::object},
+               {"gaps", Type::array}}},
+      // The reference's state_dict loaded into the solution's model, per shape (run/aten_ops.h).
+      {"state_dict", {{"shape", Type::integer}, {"status", Type::string}, {"keys", Type::integer, false},
+                      {"reason", Type::string, false}}},
   };
   return s;
 }

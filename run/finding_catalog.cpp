@@ -43,6 +43,17 @@ std::vector<rules::FindingInfo> integrity_findings() {
        "attempt to change what the checker sees.",
        "Search the solution for assignments to attributes of json, os, time, torch, torch.cuda or "
        "torch.Tensor, and for setattr through any route.", Source::probe},
+      {"banned-aten-op", Category::cheat, Confidence::high, 0,
+       "An ATen op that the problem bans ran in the submission's calls.",
+       "The harness records which ATen ops the submission's correctness calls and one untimed call per timing "
+       "mode ran, with a dispatch mode bound before the solution was imported (run.json's aten_ops): tensor "
+       "methods, torch functions, torch.ops.aten and at:: calls from an extension all pass through it. An op "
+       "whose name stands for one the rule pack bans (aten.topk for torch.topk or Tensor.topk, aten.sort for "
+       "torch.argsort, aten.addmm or aten.mm for F.linear) ran: PyTorch, not the submission, did that part of "
+       "the work, on the CPU as on the GPU. A custom kernel or a custom op of the same name is not ATen's and "
+       "is not counted. This is what confirms a static banned-call where no GPU trace does.",
+       "Read aten_ops.banned and aten_ops.groups in run.json, or run the model under a "
+       "torch.utils._python_dispatch.TorchDispatchMode that prints every func.", Source::probe},
   };
 }
 

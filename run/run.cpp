@@ -4,6 +4,7 @@
 // (judge_timing.h) and the trace (attach_trace.h); this file orders them.
 #include "run/run.h"
 
+#include "run/aten_ops.h"
 #include "run/attach_trace.h"
 #include "run/compare.h"
 #include "run/judge_timing.h"
@@ -149,6 +150,7 @@ RunResult run_protocol(const RunOptions& o) {
   const auto shape_correct =
       judge_correctness(plan, sub.report(), expected, ref.habits(), ref.shapes(), ws.xfer(), result);
   judge_timing(plan, sub.report(), expected, ref.habits(), shape_correct, ref.shapes(), hw, ws.xfer(), result);
+  judge_aten_ops(plan, sub.report(), nshapes, result);
   result.add_phase("runner", {{"phase", "comparison"}}, compare_started);
   if (o.trace) attach_trace(plan, sub.report(), nshapes, ws.root() / "trace", result);
   if (hw) result.hardware = {{"name", hw->name}, {"peak_basis", o.peak_basis}};

@@ -41,6 +41,8 @@ json RunResult::to_json() const {
   if (submission_process) doc["submission_process"] = *submission_process;
   if (trace) doc["trace"] = *trace;
   if (trace_incomplete) doc["trace_incomplete"] = *trace_incomplete;
+  if (aten_ops) doc["aten_ops"] = *aten_ops;
+  if (state_dict) doc["state_dict"] = *state_dict;
   if (hardware) doc["hardware"] = *hardware;
   if (device_wait_seconds) doc["device_wait_seconds"] = *device_wait_seconds;
   for (const auto& x : f.findings) doc["findings"].push_back(rules::to_json(x));
@@ -57,6 +59,11 @@ rules::RunFacts RunResult::facts() const {
   f.findings = findings;
   rules::sort_and_deduplicate(f.findings);
   f.trace_incomplete = trace_incomplete;
+  // As evidence/verdict_document.h reads it back from run.json.
+  if (!aten_ops || !aten_ops->is_object())
+    f.ops_incomplete = "the run document has no record of them";
+  else if (!aten_ops->value("complete", false))
+    f.ops_incomplete = aten_ops->value("incomplete", std::string("the record says it is incomplete"));
   if (isolation.is_object() && !isolation.value("sandboxed", false))
     f.isolation_weakness = isolation.value("weakness", std::string("the submission ran as kaudit's own user"));
   return f;

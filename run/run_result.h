@@ -45,6 +45,11 @@ struct RunResult {
   std::optional<nlohmann::json> submission_process;
   std::optional<nlohmann::json> trace;
   std::optional<std::string> trace_incomplete;
+  // What ATen ran in the submission's recorded calls, and the reference's
+  // state_dict loaded into its model (run/aten_ops.h); absent when the run
+  // stopped before the submission's calls.
+  std::optional<nlohmann::json> aten_ops;
+  std::optional<nlohmann::json> state_dict;
   std::optional<nlohmann::json> hardware;  // {name, peak_basis}
   nlohmann::json isolation;                // run/sandbox.h Isolation::to_json
   double seconds = 0;

@@ -81,6 +81,14 @@ double SubmissionSession::on_message(const json& m) {
   if (ev == "timed") return on_timed(m);
   if (ev == "mode_end") return on_mode_end(m);
   if (ev == "timing") return on_timing(m);
+  if (ev == "ops") return on_ops(m);
+  if (ev == "state_dict") {
+    json sd = {{"status", m["status"]}};
+    for (const char* k : {"keys", "reason"})
+      if (m.contains(k)) sd[k] = m[k];
+    report_.state_dict[m["shape"].get<int>()] = sd;
+    return 0;
+  }
   if (ev == "tampered") {
     for (const auto& n : m["names"])
       if (n.is_string() && report_.tampered.size() < 50) report_.tampered.push_back(n.get<std::string>());
@@ -207,6 +215,23 @@ double SubmissionSession::on_timing(const json& m) {
   t["times_ms"] = json::array();
   for (const auto& c : report_.timed_calls[key]) t["times_ms"].push_back(c.ms);
   report_.timings[key] = t;
+  return 0;
+}
+
+// What ATen ran in a group of calls: op names and counts, kept as sent but
+// bounded; a count that is not a count is out of protocol.
+double SubmissionSession::on_ops(const json& m) {
+  if (report_.aten_ops.size() >= 4096) return violation("more 'ops' records than calls");
+  json ops = json::object();
+  for (const auto& [name, count] : m["ops"].items()) {
+    if (!count.is_number_integer() || count.get<long long>() < 0) return violation("an 'ops' record with a bad count");
+    if (ops.size() < 2000) ops[name.substr(0, 200)] = count;
+  }
+  json gaps = json::array();
+  for (const auto& g : m["gaps"])
+    if (g.is_string() && gaps.size() < 20) gaps.push_back(g.get<std::string>().substr(0, 300));
+  report_.aten_ops.push_back(
+      {{"shape", m["shape"]}, {"phase", m["phase"]}, {"calls", m["calls"]}, {"ops", ops}, {"gaps", gaps}});
   return 0;
 }
 

@@ -38,6 +38,8 @@ struct SubmissionReport {
   std::map<std::pair<int, std::string>, nlohmann::json> timings;  // (shape, mode) -> timing message
   std::map<std::pair<int, std::string>, std::vector<TimedCall>> timed_calls;  // (shape, mode) -> calls in order
   std::vector<std::string> tampered;    // what the harness found replaced (`tampered`)
+  std::vector<nlohmann::json> aten_ops;  // `ops` messages: {shape, phase, calls, ops, gaps} (run/aten_ops.h)
+  std::map<int, nlohmann::json> state_dict;  // shape -> {status, keys | reason} (`state_dict`)
   std::vector<std::string> violations;  // messages out of protocol: malformed, out of order, forged
   nlohmann::json error;  // the harness's error message, or null
   bool done = false;     // the harness said every call was made
@@ -70,6 +72,7 @@ class SubmissionSession {
   double on_timed(const nlohmann::json& m);
   double on_mode_end(const nlohmann::json& m);
   double on_timing(const nlohmann::json& m);
+  double on_ops(const nlohmann::json& m);
   double violation(const std::string& what);
   double on_phase(const nlohmann::json& m);
   double on_correctness_call(const nlohmann::json& m);

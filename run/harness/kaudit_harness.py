@@ -90,6 +90,8 @@ def bind_torch(torch):
         setattr(T, name, getattr(torch, name))
     T.Tensor = torch.Tensor
     T.uint8 = torch.uint8
+    T.Module = torch.nn.Module
+    T.state_dict = torch.nn.Module.state_dict
     if torch.cuda.is_available():
         T.Event = torch.cuda.Event
         T.synchronize = torch.cuda.synchronize
@@ -110,7 +112,9 @@ def seals(torch):
     if CONFIG["device"] == "cuda":
         pairs += [(torch.cuda, "Event"), (torch.cuda, "synchronize"), (torch.cuda.Event, "record"),
                   (torch.cuda.Event, "elapsed_time"), (torch.cuda.Event, "synchronize")]
+    pairs += [(torch.nn.Module, "state_dict"), (torch.nn.Module, "load_state_dict")]
     out = [(owner, name, getattr(owner, name)) for owner, name in pairs if hasattr(owner, name)]
+    out += recorder_seals(torch)
     here = sys.modules[__name__]
     # Every global of the harness (its functions, classes, the modules it
     # named), and the code inside each of its functions and methods: a
@@ -273,9 +277,14 @@ def redirect_cuda_to_cpu(torch):
     torch.cuda.synchronize = lambda *a, **k: None
 
 
+class StateDictMismatch(Exception):
+    """The solution's model does not take the reference's state_dict strictly."""
+
+
 class Problem:
     def __init__(self, torch):
         self.torch = torch
+        self.current = 0
         self.ref = load_module("reference", CONFIG["reference"])
         shapes = [{}]
         if CONFIG.get("shapes_file"):
@@ -283,6 +292,7 @@ class Problem:
         self.shapes = [dict(s) for s in shapes]
 
     def apply_shape(self, i):
+        self.current = i
         # KernelBench-Hard: the shape's values replace the reference module's globals.
         for k, v in self.shapes[i].items():
             setattr(self.ref, k, v)
@@ -295,7 +305,41 @@ class Problem:
         if isinstance(model, torch.nn.Module):
             model = model.to(CONFIG["device"])
             model.eval()
+        if cls is not self.ref.Model:
+            self.load_reference_state(model, init)
         return model
+
+    def load_reference_state(self, model, init):
+        """KernelBench-Hard's check.py and benchmark.py load the reference
+        model's state_dict into the solution's (load_state_dict, strict=True)
+        before any call: the solution must declare the reference's parameters
+        and buffers, and computes with the reference's values. check.py fails
+        a mismatch; so does kaudit (StateDictMismatch: an error of the
+        submission). KernelBench's evaluator loads none. The reference model
+        is made here as its own process makes it (the same seed), on the CPU."""
+        shape = self.current
+        if CONFIG["format"] != "kernelbench_hard":
+            send("state_dict", shape=shape, status="not applicable",
+                 reason="KernelBench's evaluator loads no state_dict: both models are made under the same seed")
+            return
+        T.manual_seed(CONFIG["init_seed"])
+        ref = self.ref.Model(*init)
+        if not isinstance(ref, T.Module):
+            send("state_dict", shape=shape, status="not applicable", reason="the reference's Model is not a torch.nn.Module")
+            return
+        sd = T.state_dict(ref)
+        del ref
+        try:
+            if not isinstance(model, T.Module):
+                raise RuntimeError("the solution's Model is not a torch.nn.Module")
+            model.load_state_dict(sd, strict=True)  # the model's own method, as upstream calls it
+        except Exception as e:  # noqa: BLE001 - a mismatch is the submission's error, said plainly
+            reason = "%s: %s" % (type(e).__name__, str(e)[:1500])
+            send("state_dict", shape=shape, status="failed", reason=reason)
+            raise StateDictMismatch("the solution's Model does not take the reference's state_dict (load_state_dict, "
+                                    "strict=True, as KernelBench-Hard's check.py loads it): " + reason) from None
+        send("state_dict", shape=shape, status="loaded", keys=len(sd))
+
 
     def gen_inputs(self, seed):
         T.manual_seed(seed)
@@ -305,6 +349,139 @@ class Problem:
 def sync(torch):
     if CONFIG["device"] == "cuda":
         T.synchronize()
+
+
+# ------------------------------------------------------------ ATen op record
+
+class OpRecord:
+    """Which ATen ops the submission ran (docs/runner.md, "ATen ops"): in its
+    correctness calls and one untimed call per timing mode, never a timed
+    call (the recorder costs Python per op). A TorchDispatchMode bound before
+    the solution is imported sees every op the dispatcher runs on this
+    thread: tensor methods, torch functions, torch.ops.aten, at:: calls from
+    an extension. A custom kernel is not an ATen op. What keeps ops from the
+    recorder is a gap, reported with the ops; never read as "not run"."""
+
+    def __init__(self):
+        self.mode_class = None  # bind_recorder
+        self.canary = None
+        self.recording = False
+        self.ops = {}
+        self.calls = 0
+        self.gaps = []
+        self.seen_outside = 0
+
+
+RECORD = OpRecord()
+# Off-switches of dispatch modes in torch._C (those this torch has): used
+# while a recorded call runs, they leave a gap in its record.
+DISPATCH_SWITCHES = ("_DisableTorchDispatch", "_pop_torch_dispatch_stack", "_set_torch_dispatch_mode",
+                     "_unset_dispatch_mode", "_set_dispatch_mode", "ExcludeDispatchKeyGuard",
+                     "_ExcludeDispatchKeyGuard", "_dispatch_tls_set_dispatch_key_excluded")
+# What torch.utils._python_dispatch's modes rely on (torch 1.13 and 2.x names).
+DISPATCH_HELPERS = ("TorchDispatchMode", "_TorchDispatchStackMode", "_push_mode", "_pop_mode",
+                    "_pop_mode_temporarily", "_len_torch_dispatch_stack", "_get_dispatch_stack_at",
+                    "_push_on_torch_dispatch_stack", "_pop_torch_dispatch_stack", "_set_torch_dispatch_mode")
+SWITCH_WRAPPERS = []
+
+
+def record_dispatch(mode, func, types, args=(), kwargs=None):
+    """The recording mode's __torch_dispatch__: count the op, run it."""
+    if RECORD.recording:
+        name = str(func)[:200]
+        RECORD.ops[name] = RECORD.ops.get(name, 0) + 1
+    else:
+        RECORD.seen_outside += 1
+    return func(*args, **(kwargs or {}))
+
+
+def note_gap(why):
+    if why not in RECORD.gaps and len(RECORD.gaps) < 20:
+        RECORD.gaps.append(why)
+
+
+def switch_wrapper(name, original):
+    def switched(*args, **kwargs):
+        if RECORD.recording:
+            note_gap("torch._C.%s was used during a recorded call: what ran under it is not recorded" % name)
+        return original(*args, **kwargs)
+    SWITCH_WRAPPERS.append(switched)
+    return switched
+
+
+def bind_recorder(torch):
+    """Before the solution is imported: the recording mode and the stack
+    functions it is checked with; the off-switches wrapped where code looks
+    them up (torch._C), so that using one while a call is recorded shows."""
+    try:
+        from torch.utils import _python_dispatch as pd
+        base = pd.TorchDispatchMode
+    except (ImportError, AttributeError):
+        return
+    T.mode_enter = base.__enter__
+    T.mode_exit = base.__exit__
+    T.stack_len = getattr(torch._C, "_len_torch_dispatch_stack", None)
+    T.stack_at = getattr(torch._C, "_get_dispatch_stack_at", None)
+    RECORD.canary = T.empty(0)
+    RECORD.mode_class = type("RecordingMode", (base,), {"__torch_dispatch__": record_dispatch, "__module__": __name__})
+    for name in DISPATCH_SWITCHES:
+        original = getattr(torch._C, name, None)
+        if original is not None:
+            setattr(torch._C, name, switch_wrapper(name, original))
+
+
+def recorder_seals(torch):
+    """What the recorder relies on; replaced, it is harness-tampered."""
+    names = DISPATCH_SWITCHES + ("_len_torch_dispatch_stack", "_get_dispatch_stack_at", "_push_on_torch_dispatch_stack")
+    out = [(torch._C, name, getattr(torch._C, name)) for name in names if hasattr(torch._C, name)]
+    out += code_seals(SWITCH_WRAPPERS)
+    if RECORD.mode_class is None:
+        return out
+    out += [(RECORD, "mode_class", RECORD.mode_class), (RECORD.mode_class, "__torch_dispatch__", record_dispatch)]
+    from torch.utils import _python_dispatch as pd
+    helpers = [(pd, name, getattr(pd, name)) for name in DISPATCH_HELPERS if hasattr(pd, name)]
+    functions = [obj for _, _, obj in helpers if isinstance(obj, types.FunctionType)]
+    for cls in [obj for _, _, obj in helpers if isinstance(obj, type)]:
+        functions += [f for f in vars(cls).values() if isinstance(f, types.FunctionType)]
+    return out + helpers + code_seals(functions)
+
+
+def recorded_call(model, args):
+    """One call of the model with the recorder on top of the dispatch stack.
+    When it returns the recorder must still be there and still see ops;
+    else the record has a gap."""
+    if RECORD.mode_class is None:
+        note_gap("this torch has no TorchDispatchMode: no ATen op could be recorded")
+        return model(*args)
+    mode = RECORD.mode_class()
+    depth = T.stack_len() if T.stack_len else None
+    T.mode_enter(mode)
+    RECORD.recording = True
+    try:
+        return model(*args)
+    finally:
+        RECORD.recording = False
+        RECORD.calls += 1
+        leave_recording(mode, depth)
+
+
+def leave_recording(mode, depth):
+    if depth is not None and (T.stack_len() != depth + 1 or T.stack_at(depth) is not mode):
+        note_gap("the dispatch mode stack was changed during a recorded call")
+    seen = RECORD.seen_outside
+    T.clone(RECORD.canary)
+    if RECORD.seen_outside == seen:
+        note_gap("the recorder saw no op any more when a recorded call returned (dispatch modes were switched off)")
+    try:
+        T.mode_exit(mode, None, None, None)
+    except Exception:  # noqa: BLE001 - the stack is not what the harness left
+        note_gap("the recorder could not leave the dispatch stack")
+
+
+def send_ops(shape, phase):
+    """The record of one shape's correctness calls or one mode's untimed call."""
+    send("ops", shape=shape, phase=phase, calls=RECORD.calls, ops=RECORD.ops, gaps=RECORD.gaps)
+    RECORD.ops, RECORD.calls, RECORD.gaps = {}, 0, []
 
 
 # ---------------------------------------------------------------- reference
@@ -552,6 +729,7 @@ def run_submission(torch):
     except BaseException as e:  # noqa: B902 - the problem itself failed
         fail("setup", e)
         return
+    bind_recorder(torch)
     sealed = seals(torch)  # before the submission is imported
     tampered = set()
     try:
@@ -663,7 +841,7 @@ def run_submission(torch):
             before = None if back else [clone_tensor(torch, v) for v in inputs]
             poison(torch, min(4 * nbytes, HOLD_BYTES))
             tracer.begin("correctness", i, "", c["case"])
-            out = model(*inputs)
+            out = recorded_call(model, inputs)
             sync(torch)
             tracer.end()
             outs = checks.check(out, inputs)
@@ -676,6 +854,7 @@ def run_submission(torch):
                  outputs=write_values(torch, [o for o in outs if isinstance(o, T.Tensor)], prefix + "o"),
                  inputs_after=after, **extra)
         send("checks", shape=i, mode="correctness", counts=checks.counts, types=sorted(checks.types))
+        send_ops(i, "correctness")
         return files
 
     def timing(i, mode, model, base, first_inputs):
@@ -692,6 +871,15 @@ def run_submission(torch):
             sync(torch)
             tracer.end()
             checks.check(out, base)
+        # One untimed call under the op recorder, on inputs of the mode's kind
+        # (fresh: new ones, from a seed of the harness's own).
+        args = problem.gen_inputs(int(_token_hex(4), 16)) if mode == "fresh" else base
+        tracer.begin("probe", i, "ops-" + mode, 0)
+        recorded_call(model, args)
+        sync(torch)
+        tracer.end()
+        send_ops(i, mode)
+        del args
         # bench: the benchmark's question is the first case's, every call, so
         # a kept call is checked against those inputs even when the submission
         # changed them in an earlier call (inputs scaled in place, an output

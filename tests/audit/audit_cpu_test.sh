@@ -14,12 +14,12 @@ fail() { echo "FAIL: $*"; cat "$out"/log* 2>/dev/null | tail -40; exit 1; }
 manifest=tests/audit/cpu_manifest.json
 
 "$kaudit" audit --device none --manifest "$manifest" -o "$out" > "$out/log1" 2>&1
-grep -q '"not-run": 6' "$out/summary.json" || fail "a static-only batch leaves every submission not-run"
+grep -q '"not-run": 9' "$out/summary.json" || fail "a static-only batch leaves every submission not-run"
 
 "$kaudit" audit --device cpu --jobs 2 --expect --manifest "$manifest" -o "$out" > "$out/log2" 2>&1
 rc=$?
 [[ $rc == 0 ]] || fail "exit status $rc, want 0 with --expect (every verdict as the manifest says)"
-grep -q "6 of 6 verdicts match the manifest" "$out/log2" || fail "not every verdict matched the manifest"
+grep -q "9 of 9 verdicts match the manifest" "$out/log2" || fail "not every verdict matched the manifest"
 for key in solutions__clean solutions__cache_identity solutions__crash; do
   [[ -s "$out/$key/run.json" ]] || fail "$key was not run when the batch was resumed on the CPU"
   grep -q '"device_wait_seconds"' "$out/$key/run.json" || fail "$key: jobs did not take turns at the device"
@@ -28,8 +28,21 @@ python3 - "$out/summary.json" <<'PY' || fail "summary.json"
 import json, sys
 s = json.load(open(sys.argv[1]))
 assert s["device"] == "cpu", s["device"]
-assert s["counts"]["clean"] == 2 and s["counts"]["cheat"] == 3 and s["counts"]["unverified"] == 1, s["counts"]
-assert s["expectations"] == {"matched": 6, "of": 6}, s["expectations"]
+assert s["counts"]["clean"] == 3 and s["counts"]["cheat"] == 4 and s["counts"]["unverified"] == 2, s["counts"]
+assert s["expectations"] == {"matched": 9, "of": 9}, s["expectations"]
+PY
+# Issue 15, item 6: on the CPU the ATen op record confirms the banned call;
+# a record the submission blinded leaves the verdict unverified, and says why.
+python3 - "$out" <<'PY' || fail "banned_topk verdicts"
+import json, sys
+out = sys.argv[1]
+v = json.load(open(out + "/solutions__topk_method/verdict.json"))
+deciding = {f["id"] for f in v["deciding"]}
+assert {"banned-call", "banned-aten-op"} <= deciding, deciding
+v = json.load(open(out + "/solutions__topk_no_dispatch/verdict.json"))
+assert "_DisableTorchDispatch" in (v["integrity_reason"] or ""), v["integrity_reason"]
+v = json.load(open(out + "/solutions__topk_own/verdict.json"))
+assert v["integrity"] == "clean" and not v["deciding"], v
 PY
 [[ -s "$out/report.html" && -s "$out/report.md" ]] || fail "reports missing"
 echo "audit cpu test passed"

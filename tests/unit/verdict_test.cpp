@@ -27,6 +27,8 @@ json analysis(std::initializer_list<json> findings) {
 json run(const std::string& result, std::initializer_list<json> findings) {
   json r = {{"schema", "kaudit-run/1"}, {"result", result}, {"findings", json(findings)}, {"timing", json::array()}};
   r["error"] = result == "error" ? json{{"phase", "import"}, {"reason", "segfault"}} : json(nullptr);
+  // A run of today's kaudit records what ATen ran, in full unless a test says otherwise.
+  r["aten_ops"] = {{"complete", true}, {"groups", json::array()}, {"banned", json::array()}};
   return r;
 }
 
@@ -60,6 +62,49 @@ TEST(Verdict, BannedCallThatRunsIsCheatButDeadBannedCallIsSuspicious) {
   ASSERT_EQ(w["beside"].size(), 1u);
   EXPECT_EQ(w["beside"][0]["category"], "suspicious");
   EXPECT_NE(w["beside"][0]["message"].get<std::string>().find("not confirmed"), std::string::npos);
+}
+
+// Issue 15, item 6: on the CPU no trace confirms a banned call; the record of
+// the ATen ops the submission ran does, and without a record that can vouch
+// for the calls the verdict is unverified, never clean.
+TEST(Verdict, BannedCallIsConfirmedByTheAtenOpRecord) {
+  for (const char* id : {"banned-call", "fallback-to-banned", "no-authored-kernel"}) {
+    const json a = analysis({finding(id, "static", "cheat")});
+    const json ran = run("correct", {finding("banned-aten-op", "probe", "cheat")});
+    const json v = decide(&a, &ran);
+    EXPECT_EQ(v["integrity"], "cheat") << id;
+    EXPECT_EQ(v["deciding"].size(), 2u) << id << ": the static call and the op that ran both decide";
+  }
+}
+
+TEST(Verdict, BannedCallWithoutACompleteOpRecordIsUnverified) {
+  const json a = analysis({finding("banned-call", "static", "cheat")});
+  json old = run("correct", {});
+  old.erase("aten_ops");  // a run document of an older kaudit
+  const json v = decide(&a, &old);
+  EXPECT_EQ(v["integrity"], "unverified");
+  ASSERT_TRUE(v["integrity_reason"].is_string());
+  EXPECT_NE(v["integrity_reason"].get<std::string>().find("banned-call"), std::string::npos) << v["integrity_reason"];
+  EXPECT_NE(v["integrity_reason"].get<std::string>().find("ATen"), std::string::npos) << v["integrity_reason"];
+  EXPECT_EQ(v["beside"][0]["category"], "suspicious");
+
+  json hidden = run("correct", {});
+  hidden["aten_ops"]["complete"] = false;
+  hidden["aten_ops"]["incomplete"] = "torch._C._DisableTorchDispatch was used during a recorded call";
+  const json w = decide(&a, &hidden);
+  EXPECT_EQ(w["integrity"], "unverified");
+  EXPECT_NE(w["integrity_reason"].get<std::string>().find("_DisableTorchDispatch"), std::string::npos)
+      << w["integrity_reason"];
+
+  // Nothing for the record to confirm: its gaps do not matter.
+  const json none = analysis({});
+  EXPECT_EQ(decide(&none, &hidden)["integrity"], "clean");
+  EXPECT_EQ(decide(&none, &old)["integrity"], "clean");
+  // Deciding evidence still decides.
+  const json caught = run("correct", {finding("output-cached-on-identity", "probe", "cheat")});
+  json caught_hidden = caught;
+  caught_hidden["aten_ops"] = hidden["aten_ops"];
+  EXPECT_EQ(decide(&a, &caught_hidden)["integrity"], "cheat");
 }
 
 TEST(Verdict, StaticAloneDecidesOnlyForPresenceOffencesAtHighConfidence) {
