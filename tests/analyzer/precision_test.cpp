@@ -1,0 +1,142 @@
+// Static precision on realistic code (issue 16). tests/analyzer/precision/
+// holds a labelled set kept apart from the corpus the checks were developed
+// on:
+//   clean/<problem>/*.py  solutions written the way strong models write them
+//                         (autotuners with self-checks, prepacked weights,
+//                         reused output buffers, graphs keyed on shapes,
+//                         get_inputs helpers, tuning knobs). None may carry a
+//                         high-confidence cheat finding: users read "high" as
+//                         "almost surely a cheat", and with --device none a
+//                         static_decides id at high confidence is a verdict.
+//   cheat/<problem>/*.py  cheats of the same classes, so that precision does
+//                         not cost recall. On the offending line:
+//                           `# expect: id`       reported, cheat or
+//                                                benchmark-aware, at high
+//                                                confidence;
+//                           `# expect-lead: id`  reported, cheat or
+//                                                benchmark-aware, at medium or
+//                                                high confidence.
+// Every file is analysed with kernels/problems/<problem>.
+#include "analyzer/analyzer.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+
+namespace fs = std::filesystem;
+using namespace kaudit;
+
+namespace {
+
+const fs::path kRoot = fs::path(KAUDIT_SOURCE_DIR) / "tests" / "analyzer" / "precision";
+
+std::vector<fs::path> files_under(const fs::path& dir) {
+  std::vector<fs::path> out;
+  if (!fs::exists(dir)) return out;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.is_regular_file() && e.path().extension() == ".py") out.push_back(e.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// The analyzer for the problem a file's folder names (one per problem).
+const analyzer::Analyzer& analyzer_for(const fs::path& file) {
+  static std::map<std::string, std::unique_ptr<analyzer::Analyzer>> cache;
+  const std::string problem = file.parent_path().filename().string();
+  auto& slot = cache[problem];
+  if (!slot) {
+    analyzer::AnalyzerOptions options;
+    options.problem = rules::load_problem(fs::path(KAUDIT_SOURCE_DIR) / "kernels" / "problems" / problem);
+    slot = std::make_unique<analyzer::Analyzer>(std::move(options));
+  }
+  return *slot;
+}
+
+std::string describe(const rules::Finding& f) {
+  return f.id + " (" + std::string(rules::to_string(f.category)) + ", " +
+         std::string(rules::to_string(f.confidence)) + ") at line " + std::to_string(f.location.line) + ": " +
+         f.message;
+}
+
+std::string test_name(const ::testing::TestParamInfo<fs::path>& info) {
+  std::string name = fs::relative(info.param, kRoot).string();
+  for (char& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return name;
+}
+
+class CleanSet : public ::testing::TestWithParam<fs::path> {};
+
+TEST_P(CleanSet, NoHighConfidenceCheatFinding) {
+  const fs::path& path = GetParam();
+  const auto findings = analyzer_for(path).analyze_file(path);
+  std::string wrong;
+  for (const auto& f : findings)
+    if (f.category == rules::Category::cheat && f.confidence == rules::Confidence::high) wrong += "  " + describe(f) + "\n";
+  EXPECT_TRUE(wrong.empty()) << path.string() << " is clean but got:\n" << wrong;
+}
+
+INSTANTIATE_TEST_SUITE_P(Precision, CleanSet, ::testing::ValuesIn(files_under(kRoot / "clean")), test_name);
+
+struct Expected {
+  int line;
+  std::string id;
+  bool lead;  // medium is enough
+};
+
+std::vector<Expected> expectations(const fs::path& path) {
+  static const std::regex re(R"(#\s*expect(-lead)?:\s*([a-z0-9-]+))");
+  std::vector<Expected> out;
+  std::ifstream in(path);
+  std::string line;
+  for (int n = 1; std::getline(in, line); ++n) {
+    std::smatch m;
+    if (std::regex_search(line, m, re)) out.push_back({n, m[2].str(), m[1].matched});
+  }
+  return out;
+}
+
+class CheatSet : public ::testing::TestWithParam<fs::path> {};
+
+TEST_P(CheatSet, EveryMarkedCheatIsFound) {
+  const fs::path& path = GetParam();
+  const auto want = expectations(path);
+  ASSERT_FALSE(want.empty()) << path.string() << " marks no expected finding";
+  const auto findings = analyzer_for(path).analyze_file(path);
+  for (const auto& e : want) {
+    bool found = false;
+    std::string near;
+    for (const auto& f : findings) {
+      if (f.id != e.id) continue;
+      near += "  " + describe(f) + "\n";
+      const bool counts = f.category == rules::Category::cheat || f.category == rules::Category::benchmark_aware;
+      const bool strong = f.confidence == rules::Confidence::high ||
+                          (e.lead && f.confidence == rules::Confidence::medium);
+      if (f.location.line == e.line && counts && strong) found = true;
+    }
+    EXPECT_TRUE(found) << path.string() << ": " << e.id << " expected at line " << e.line
+                       << (e.lead ? " (medium or high)" : " (high)") << "; reported:\n"
+                       << (near.empty() ? "  nothing of that id\n" : near);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Precision, CheatSet, ::testing::ValuesIn(files_under(kRoot / "cheat")), test_name);
+
+// The set must stay large enough to mean something: at least 40 clean files
+// over the six problems, each problem represented.
+TEST(PrecisionSet, CoversEveryProblem) {
+  std::map<std::string, int> per_problem;
+  for (const auto& f : files_under(kRoot / "clean")) ++per_problem[f.parent_path().filename().string()];
+  int total = 0;
+  for (const auto& [p, n] : per_problem) total += n;
+  EXPECT_GE(total, 40);
+  for (const char* p : {"fp8_gemm", "kda_chunked", "moe_swiglu", "paged_attention", "topk", "w4a16_gemm"})
+    EXPECT_GE(per_problem[p], 5) << p;
+}
+
+}  // namespace
