@@ -49,6 +49,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
   auto modes = std::make_shared<std::string>("bench,fresh,rewrite");
   auto output = std::make_shared<std::string>();
   auto stress = std::make_shared<std::string>("0.01,100");
+  auto distributions = std::make_shared<std::string>("permuted,shifted,scaled,heavy-tailed,special");
   auto hardware = std::make_shared<std::string>();
   auto pack = std::make_shared<std::string>();
   auto trials = std::make_shared<int>(0);
@@ -68,6 +69,12 @@ void add_run_command(CLI::App& app, int& exit_code) {
                   "The interpreter to run (default: /usr/bin/python3 for cpu, python3 on PATH for cuda)");
   cmd->add_option("--seeds", opts->seeds, "Correctness seeds per shape")->check(CLI::Range(1, 100));
   cmd->add_option("--stress-scales", *stress, "Input scales of the numeric-stress cases, comma-separated ('' for none)");
+  cmd->add_option("--off-grid", opts->off_grid_shapes,
+                  "Shapes near the graded ones to check against the reference (0: none; default 6)")
+      ->check(CLI::Range(0, 100));
+  cmd->add_option("--distributions", *distributions,
+                  "Input distributions to check against the reference, comma-separated ('' for none): "
+                  "permuted,shifted,scaled,heavy-tailed,special");
   cmd->add_option("--warmup", opts->warmup, "Warm-up calls before each mode")->check(CLI::Range(0, 10000));
   cmd->add_option("--trials", *trials, "Timed calls per mode (default: the problem's num_perf_trials)")
       ->check(CLI::Range(1, 100000));
@@ -103,6 +110,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
         return;
       }
     }
+    o.distributions = split_commas(*distributions);
     if (*trials > 0) o.trials = *trials;
     if (*setup_timeout > 0) o.setup_timeout_s = *setup_timeout;
     if (*phase_timeout > 0) o.phase_timeout_s = *phase_timeout;

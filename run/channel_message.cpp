@@ -69,7 +69,14 @@ const Schema& reference_events() {
   static const Schema s = {
       {"shapes", {{"shapes", Type::array}}},
       {"reference_habits", {{"shape", Type::integer}, {"changes_inputs", Type::array}, {"aliases_input", Type::boolean}}},
-      {"case", {{"shape", Type::integer}, {"case", Type::integer}, {"inputs", Type::entries}}},
+      {"case", {{"shape", Type::integer}, {"case", Type::integer}, {"inputs", Type::entries},
+                {"probe", Type::object, false}}},
+      // The input probes (run/input_probes.h): an off-grid shape the reference accepted, a size or a
+      // distribution it could not probe.
+      {"probe_shape", {{"shape", Type::integer}, {"values", Type::object}, {"base", Type::integer},
+                       {"dim", Type::string}, {"from", Type::integer}, {"to", Type::integer}, {"step", Type::string}}},
+      {"probe_skipped", {{"probe", Type::string}, {"shape", Type::integer}, {"name", Type::string},
+                         {"tried", Type::array}, {"skip", Type::string}, {"reason", Type::string}}},
       {"generated", {}},
       {"expected", {{"id", Type::string}, {"outputs", Type::entries}}},
   };
@@ -81,7 +88,8 @@ const Schema& submission_events() {
       {"phase", {{"phase", Type::string}, {"shape", Type::integer, false}, {"mode", Type::string, false}}},
       {"ready", {}},
       {"call", {{"kind", Type::string}, {"shape", Type::integer}, {"case", Type::integer}, {"outputs", Type::entries},
-                {"inputs_after", Type::entries}, {"inputs_before", Type::entries, false}}},
+                {"inputs_after", Type::entries}, {"inputs_before", Type::entries, false},
+                {"raised", Type::object, false}}},
       {"checks", {{"shape", Type::integer}, {"mode", Type::string}, {"counts", Type::object}, {"types", Type::array}}},
       {"probe", {{"shape", Type::integer}, {"probe", Type::string}, {"outputs", Type::integer},
                  {"differing", Type::integer}}},

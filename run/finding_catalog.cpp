@@ -57,6 +57,40 @@ std::vector<rules::FindingInfo> integrity_findings() {
   };
 }
 
+// The input probes (run/input_probes.h): shapes near the graded ones, and
+// inputs drawn from other distributions than the generator's.
+std::vector<rules::FindingInfo> input_probe_infos() {
+  return {
+      {"shape-hardcoded", Category::benchmark_aware, Confidence::high, 0,
+       "Right on the graded shapes, wrong on shapes near them that the reference accepts.",
+       "The runner moves each size of the smallest graded shape, one at a time, to a neighbour that keeps its "
+       "divisibility (plus or minus the largest power of two up to 64 that divides it) and to one an element "
+       "off, keeps the shapes the reference runs without an error, and compares the submission's outputs on "
+       "them with the reference's, with the graded tolerance. Wrong values there while every graded case "
+       "passed mean tables, tiles or branches tuned for exactly the graded shapes with no correct path for "
+       "others: high confidence where the divisibility was kept or the output holds NaN or infinity where the "
+       "reference's is finite, medium where only sizes an element off fail, low (a lead) where the submission "
+       "only raised, which refuses a shape honestly. Not judged when the graded correctness failed, and "
+       "skipped (run.json says so) where the reference refuses every perturbed shape.",
+       "Read input_probes.off_grid in run.json for the shape and the size changed, set the reference module's "
+       "globals to it, make both models with the same seed and compare their outputs on one input.",
+       Source::probe},
+      {"input-distribution-dependent", Category::benchmark_aware, Confidence::medium, 0,
+       "Right on the generator's inputs, wrong on inputs drawn from other distributions.",
+       "Per graded shape the runner redraws the floating-point data inputs of a correctness case another way "
+       "(permuted, shifted off zero, scaled row by row, heavy-tailed, a few special values such as a zero, "
+       "huge and subnormal ones); integer, boolean and index inputs stay as the generator drew them. The "
+       "calls sit among the graded correctness calls, on seeds the runner draws. Outputs are compared with "
+       "the reference under the stress cases' rule (tolerance grown with the output, skipped where the "
+       "reference is not finite). Wrong values while every graded case passed mean the kernel relies on how "
+       "the benchmark's generator draws values (every row a permutation of one grid, values in a fixed "
+       "range): medium confidence, high where the output holds NaN or infinity where the reference's is "
+       "finite, low where the submission only raised.",
+       "Read input_probes.distributions in run.json for the distribution and the shape; draw an input that "
+       "way, call both models on it and compare.", Source::probe},
+  };
+}
+
 }  // namespace
 
 const std::vector<rules::FindingInfo>& runner_finding_catalog() {
@@ -197,6 +231,7 @@ const std::vector<rules::FindingInfo>& runner_finding_catalog() {
        "Trace the calls and count kernels per call.", Source::trace},
     };
     all.insert(all.end(), probes.begin(), probes.end());
+    for (const auto& info : input_probe_infos()) all.push_back(info);
     return all;
   }();
   return catalog;

@@ -5,6 +5,7 @@
 #include "run/launch.h"
 
 #include <fstream>
+#include <random>
 
 namespace kaudit::run {
 namespace fs = std::filesystem;
@@ -14,6 +15,7 @@ ReferenceSession::ReferenceSession(const RunPlan& plan, const Workspace& ws, Run
     : plan_(plan), ws_(ws), result_(result), device_(device) {}
 
 void ReferenceSession::write_config() const {
+  std::mt19937_64 rng{std::random_device{}()};
   const std::string shapes_file =
       plan_.problem.shapes.empty() ? "" : plan_.in_copy(ws_.refwork(), plan_.problem.shapes).string();
   json cfg = {{"role", "reference"},
@@ -24,7 +26,8 @@ void ReferenceSession::write_config() const {
               {"xfer", ws_.xfer().string()},
               {"channel_fd", kChannelFd},
               {"init_seed", plan_.options.init_seed},
-              {"cases", plan_.cases_json()}};
+              {"cases", plan_.cases_json()},
+              {"probes", probe_request(plan_.options, rng)}};
   std::ofstream(ws_.private_dir() / "reference.json") << cfg.dump();
 }
 
@@ -45,8 +48,10 @@ double ReferenceSession::on_message(const json& m) {
   if (ev == "case") {
     if (!valid_entries(m["inputs"], ws_.xfer(), "in")) return 0;  // never handed to the submission
     inputs_[{m["shape"].get<int>(), m["case"].get<int>()}] = m["inputs"];
+    if (m.contains("probe")) probes_.cases[{m["shape"].get<int>(), m["case"].get<int>()}] = m["probe"];
     return plan_.phase_s;
   }
+  if (ev == "probe_shape" || ev == "probe_skipped") return on_probe(m);
   if (ev == "generated") {
     generated_ = true;
     return -1;
@@ -79,6 +84,17 @@ double ReferenceSession::on_habits(const json& m) {
   for (const auto& k : m.value("changes_inputs", json::array()))
     if (k.is_number_integer()) changes.push_back(k.get<int>());
   habits_[m.value("shape", -1)] = {{"changes_inputs", changes}, {"aliases_input", m.value("aliases_input", false)}};
+  return plan_.phase_s;
+}
+
+double ReferenceSession::on_probe(const json& m) {
+  if (m["event"] == "probe_shape") {
+    probes_.shapes.push_back(m);
+    probes_.base_shape = m["base"].get<int>();
+  } else {
+    probes_.skipped.push_back(m);
+    if (m["probe"] == "off-grid") probes_.base_shape = m["shape"].get<int>();
+  }
   return plan_.phase_s;
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "run/child_process.h"
+#include "run/input_probes.h"
 #include "run/run_plan.h"
 #include "run/run_result.h"
 #include "run/workspace.h"
@@ -36,11 +37,14 @@ class ReferenceSession {
   const std::map<std::pair<int, int>, nlohmann::json>& inputs() const { return inputs_; }
   // shape -> what the reference itself does to its inputs ({changes_inputs, aliases_input}).
   const std::map<int, nlohmann::json>& habits() const { return habits_; }
+  // The input probes it made: off-grid shapes, skipped sizes, probe cases.
+  const ProbeInventory& probes() const { return probes_; }
 
  private:
   double on_message(const nlohmann::json& m);
   double on_shapes(const nlohmann::json& m);
   double on_habits(const nlohmann::json& m);
+  double on_probe(const nlohmann::json& m);
   void write_config() const;
   std::string failure_reason(bool timed_out);
 
@@ -52,6 +56,7 @@ class ReferenceSession {
   nlohmann::json shapes_ = nlohmann::json::array();
   std::map<std::pair<int, int>, nlohmann::json> inputs_;
   std::map<int, nlohmann::json> habits_;
+  ProbeInventory probes_;
   std::map<std::string, nlohmann::json> expected_;
   nlohmann::json error_;
   bool have_shapes_ = false, generated_ = false, checked_ = false;

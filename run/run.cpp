@@ -7,6 +7,7 @@
 #include "run/aten_ops.h"
 #include "run/attach_trace.h"
 #include "run/compare.h"
+#include "run/input_probes.h"
 #include "run/judge_timing.h"
 #include "run/probe_findings.h"
 #include "run/reference_session.h"
@@ -16,6 +17,7 @@
 #include "run/workspace.h"
 
 #include <fstream>
+#include <random>
 
 namespace kaudit::run {
 namespace fs = std::filesystem;
@@ -133,7 +135,9 @@ RunResult run_protocol(const RunOptions& o) {
 
   const int nshapes = static_cast<int>(ref.shapes().size());
   const fs::path stage_path = ws.submission_config_dir() / "submission-inputs.json";
-  const json stage = stage_config(plan, ws, ref.inputs(), ref.habits(), nshapes, l2);
+  json stage = stage_config(plan, ws, ref.inputs(), ref.habits(), nshapes, l2);
+  std::mt19937_64 rng{std::random_device{}()};
+  add_probe_calls(stage, ref.probes(), nshapes, ref.inputs(), rng);
   std::ofstream(stage_path) << stage.dump();
   sub.run(stage_path, ref.inputs(), stage["samples_per_shape"].get<std::vector<int>>());
   sub.finish(nshapes, static_cast<int>(plan.cases.size()));
@@ -150,6 +154,8 @@ RunResult run_protocol(const RunOptions& o) {
   const auto shape_correct =
       judge_correctness(plan, sub.report(), expected, ref.habits(), ref.shapes(), ws.xfer(), result);
   judge_timing(plan, sub.report(), expected, ref.habits(), shape_correct, ref.shapes(), hw, ws.xfer(), result);
+  // Reported apart from the graded correctness; judged only where it passed.
+  judge_input_probes(plan, sub.report(), ref.probes(), expected, ws.xfer(), result.all_correct && !result.error, result);
   judge_aten_ops(plan, sub.report(), nshapes, result);
   result.add_phase("runner", {{"phase", "comparison"}}, compare_started);
   if (o.trace) attach_trace(plan, sub.report(), nshapes, ws.root() / "trace", result);

@@ -55,6 +55,10 @@ struct RunOptions {
   // no sandbox can be had, and the run's isolation says so.
   bool unsafe_no_sandbox = false;
   int init_seed = 42;
+  // The input probes (run/input_probes.h): at most this many shapes near the
+  // graded ones (0: none), and inputs redrawn from these distributions.
+  int off_grid_shapes = 6;
+  std::vector<std::string> distributions = {"permuted", "shifted", "scaled", "heavy-tailed", "special"};
   // Runs that share one device (kaudit audit --jobs N) share these turns:
   // untimed GPU work (the reference's input generation and expected outputs,
   // the submission's correctness calls) takes a shared turn, each timing mode

@@ -24,6 +24,11 @@ void check_options(const RunOptions& o) {
     if (m != "bench" && m != "fresh" && m != "rewrite")
       throw std::runtime_error("--modes: unknown mode '" + m + "' (bench, fresh, rewrite)");
   if (o.trace && o.device != "cuda") throw std::runtime_error("--trace needs --device cuda");
+  if (o.off_grid_shapes < 0) throw std::runtime_error("--off-grid must be 0 or more");
+  for (const auto& d : o.distributions)
+    if (d != "permuted" && d != "shifted" && d != "scaled" && d != "heavy-tailed" && d != "special")
+      throw std::runtime_error("--distributions: unknown distribution '" + d +
+                               "' (permuted, shifted, scaled, heavy-tailed, special)");
 }
 
 fs::path tracer_library(const RunOptions& o) {
@@ -133,6 +138,8 @@ json RunPlan::settings_json() const {
           {"call_timeout_s", call_s},
           {"fresh_over_bench_threshold", fresh_over_bench},
           {"stress_mismatch_fraction", stress_allowance},
+          {"off_grid_shapes", options.off_grid_shapes},
+          {"distributions", options.distributions},
           {"trace", options.trace}};
 }
 

@@ -43,6 +43,7 @@ json RunResult::to_json() const {
   if (trace_incomplete) doc["trace_incomplete"] = *trace_incomplete;
   if (aten_ops) doc["aten_ops"] = *aten_ops;
   if (state_dict) doc["state_dict"] = *state_dict;
+  if (input_probes) doc["input_probes"] = *input_probes;
   if (hardware) doc["hardware"] = *hardware;
   if (device_wait_seconds) doc["device_wait_seconds"] = *device_wait_seconds;
   for (const auto& x : f.findings) doc["findings"].push_back(rules::to_json(x));

@@ -50,6 +50,7 @@ struct RunResult {
   // stopped before the submission's calls.
   std::optional<nlohmann::json> aten_ops;
   std::optional<nlohmann::json> state_dict;
+  std::optional<nlohmann::json> input_probes;  // off-grid shapes and other distributions (run/input_probes.h)
   std::optional<nlohmann::json> hardware;  // {name, peak_basis}
   nlohmann::json isolation;                // run/sandbox.h Isolation::to_json
   double seconds = 0;

@@ -239,7 +239,7 @@ double SubmissionSession::on_phase(const json& m) {
   end_phase();
   current_phase_ = m;
   const std::string ph = m.value("phase", std::string());
-  timeout_s_ = ph == "setup" ? plan_.setup_s : ph == "correctness" ? plan_.call_s : plan_.phase_s;
+  timeout_s_ = ph == "setup" ? plan_.setup_s : ph == "correctness" || ph == "probe" ? plan_.call_s : plan_.phase_s;
   return timeout_s_;
 }
 
@@ -247,8 +247,9 @@ double SubmissionSession::on_correctness_call(const json& m) {
   const int i = m["shape"], j = m["case"];
   if (!inputs_) return plan_.call_s;
   const auto orig_it = inputs_->find({i, j});
-  if (orig_it == inputs_->end() || report_.outputs.count({i, j}))
+  if (orig_it == inputs_->end() || report_.outputs.count({i, j}) || report_.raised.count({i, j}))
     return violation("a correctness call that was not asked for");
+  if (m.contains("raised")) return on_raised_call(m, i, j);
   if (!valid_entries(m["outputs"], ws_.xfer(), "out")) return violation("correctness outputs outside its folder");
   report_.outputs[{i, j}] = m["outputs"];
   // Inputs after the call against the bytes handed over: compared here,
@@ -281,6 +282,18 @@ double SubmissionSession::on_correctness_call(const json& m) {
         std::error_code ec;
         fs::remove(ws_.xfer() / e["file"].get<std::string>(), ec);
       }
+  return plan_.call_s;
+}
+
+// A call that raised: a graded case's exception is the run's error, as it
+// always was; an input probe's is evidence (run/input_probes.h). The
+// harness raises no differently for either, so no call tells it which it is.
+double SubmissionSession::on_raised_call(const json& m, int i, int j) {
+  const json& r = m["raised"];
+  report_.raised[{i, j}] = {{"type", r.value("type", std::string())}, {"message", r.value("message", std::string())}};
+  if (i < static_cast<int>(samples_per_shape_.size()) && j < static_cast<int>(plan_.cases.size()))
+    result_.set_error("correctness", r.value("type", std::string("Error")) + ": " + r.value("message", std::string()),
+                      {{"traceback", r.value("traceback", std::string())}});
   return plan_.call_s;
 }
 

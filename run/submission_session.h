@@ -33,6 +33,7 @@ struct TimedCall {
 struct SubmissionReport {
   std::map<std::pair<int, int>, nlohmann::json> outputs;      // (shape, case) -> output entries
   std::map<std::pair<int, int>, std::vector<int>> mutated;    // (shape, case) -> inputs changed by the call
+  std::map<std::pair<int, int>, nlohmann::json> raised;       // (shape, case) -> {type, message}: the call raised
   std::map<int, nlohmann::json> correctness_counts;           // shape -> the harness's output checks
   std::map<int, nlohmann::json> stream_order;                 // shape -> {outputs, differing}
   std::map<std::pair<int, std::string>, nlohmann::json> timings;  // (shape, mode) -> timing message
@@ -76,6 +77,7 @@ class SubmissionSession {
   double violation(const std::string& what);
   double on_phase(const nlohmann::json& m);
   double on_correctness_call(const nlohmann::json& m);
+  double on_raised_call(const nlohmann::json& m, int shape, int case_index);
   void end_phase();
   std::string phase_text() const;
   void record_process(const ExitStatus& status);

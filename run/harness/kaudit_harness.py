@@ -59,6 +59,12 @@ def receive():
     return _stdin_readline().strip()
 
 
+def raised_by(exc):
+    """An exception a call raised, for the runner (`call`'s `raised`)."""
+    tb = _exc_format(type(exc), exc, exc.__traceback__)
+    return {"type": type(exc).__name__, "message": str(exc)[:2000], "traceback": "".join(tb)[-4000:]}
+
+
 def fail(phase, exc):
     tb = _exc_format(type(exc), exc, exc.__traceback__)
     send("error", phase=phase, type=type(exc).__name__, message=str(exc)[:2000],
@@ -294,7 +300,13 @@ class Problem:
     def apply_shape(self, i):
         self.current = i
         # KernelBench-Hard: the shape's values replace the reference module's globals.
+        # A global an off-grid shape changed (a KernelBench size) gets its own value back first.
+        defaults = self.__dict__.setdefault("defaults", {})
+        for k, v in defaults.items():
+            setattr(self.ref, k, v)
         for k, v in self.shapes[i].items():
+            if k not in defaults and hasattr(self.ref, k):
+                defaults[k] = getattr(self.ref, k)
             setattr(self.ref, k, v)
 
     def make_model(self, cls):
@@ -507,6 +519,237 @@ def reference_habits(torch, problem, inputs):
     return changed, aliased
 
 
+# -------------------------------------------------------------- input probes
+# Shapes near the graded ones and inputs from other distributions (issue 15,
+# item 4; docs/runner.md, "Input probes"), made by the reference before the
+# submission runs: each a correctness case like any other, its files named
+# like the graded ones', the seed the runner's.
+
+DISTRIBUTIONS = ("permuted", "shifted", "scaled", "heavy-tailed", "special")
+# Distribution probes only on shapes whose inputs are at most this many bytes.
+PROBE_INPUT_BYTES = 1 << 30
+NOT_A_SIZE = "not a size: changing it changes no input's shape"
+
+
+def size_dims(problem, base):
+    """The base shape's positive integers (KernelBench-Hard), or the reference
+    module's positive integer globals (KernelBench), by name."""
+    values = problem.shapes[base] or {k: v for k, v in vars(problem.ref).items() if not k.startswith("_")}
+    return {k: v for k, v in values.items() if type(v) is int and v > 0}
+
+
+def neighbours(v):
+    """Sizes near v, tried in order: [(step, [sizes])]. "aligned" keeps the
+    largest power of two (at most 64, at most v/2) that divides v; "unaligned"
+    is one element off. An odd v has nothing to keep: its one-off sizes are aligned."""
+    a = 1
+    while v % (2 * a) == 0 and 2 * a <= 64 and 2 * a <= v // 2:
+        a *= 2
+    if a == 1:
+        return [("aligned", [s for s in (v + 1, v - 1) if s > 0])]
+    return [("aligned", [s for s in (v + a, v - a) if s > 0]), ("unaligned", [v + 1, v - 1])]
+
+
+def input_shapes(torch, inputs):
+    return [tuple(v.shape) if isinstance(v, torch.Tensor) else None for v in inputs]
+
+
+def all_finite(torch, values):
+    return all(bool(torch.isfinite(v).all()) for v in values if isinstance(v, torch.Tensor) and v.is_floating_point())
+
+
+def reference_outputs(torch, problem, inputs):
+    """The reference's outputs on copies of `inputs` (it may write into them)."""
+    model = problem.make_model(problem.ref.Model)
+    return returned(model(*[v.clone() if isinstance(v, torch.Tensor) else v for v in inputs]))
+
+
+def try_shape(torch, problem, values, seed, base_shapes, base_finite):
+    """Appends `values` as a shape and runs the reference on it: (inputs, None)
+    when it accepts it, else (None, why) with the shape taken off again."""
+    problem.shapes.append(values)
+    why = None
+    try:
+        problem.apply_shape(len(problem.shapes) - 1)
+        inputs = problem.gen_inputs(seed)
+        if input_shapes(torch, inputs) == base_shapes:
+            why = NOT_A_SIZE
+        elif not all_finite(torch, reference_outputs(torch, problem, inputs)) and base_finite:
+            why = "the reference's output is not finite"
+    except Exception as e:  # noqa: BLE001 - the reference refuses this shape
+        why = "%s: %s" % (type(e).__name__, str(e)[:300])
+    if why is not None:
+        problem.shapes.pop()
+        return None, why
+    return inputs, None
+
+
+def off_grid_shapes(torch, problem, token, inputs_dir, seed, budget):
+    """Each size of the smallest graded shape moved to an aligned and then an
+    unaligned neighbour, one at a time, while the reference accepts the shape
+    and the budget lasts; the others reported with what was tried."""
+    graded = [dict(s) for s in problem.shapes]
+    base = min(range(len(graded)), key=lambda i: prod(size_dims(problem, i).values()))
+    dims = size_dims(problem, base)
+    problem.apply_shape(base)
+    base_inputs = problem.gen_inputs(seed)
+    base_shapes = input_shapes(torch, base_inputs)
+    base_finite = all_finite(torch, reference_outputs(torch, problem, base_inputs))
+    del base_inputs
+    tried, why, found, done = {d: [] for d in dims}, {}, {d: 0 for d in dims}, set()
+    accepted = 0
+    for step in ("aligned", "unaligned"):
+        for dim, v in dims.items():
+            sizes = dict(neighbours(v)).get(step, [])
+            for size in sizes if dim not in done and accepted < budget else []:
+                values = dict(problem.shapes[base], **{dim: size})
+                if values in graded:
+                    continue
+                tried[dim].append(size)
+                inputs, reason = try_shape(torch, problem, values, seed, base_shapes, base_finite)
+                if reason == NOT_A_SIZE:
+                    done.add(dim)
+                    why[dim] = reason
+                    break
+                if inputs is None:
+                    why.setdefault(dim, reason)
+                    continue
+                index = len(problem.shapes) - 1
+                send("probe_shape", shape=index, values=values, base=base, dim=dim, to=size, step=step,
+                     **{"from": v})
+                send("case", shape=index, case=0, probe={"kind": "off-grid"},
+                     inputs=write_values(torch, inputs, os.path.join(inputs_dir, "%s_s%d_c0_" % (token, index))))
+                found[dim] += 1
+                accepted += 1
+                break
+    for dim in dims:
+        if why.get(dim) == NOT_A_SIZE:
+            send("probe_skipped", probe="off-grid", shape=base, name=dim, tried=[], skip="not-a-size", reason=NOT_A_SIZE)
+        elif not found[dim] and tried[dim]:
+            send("probe_skipped", probe="off-grid", shape=base, name=dim, tried=tried[dim], skip="rejected",
+                 reason="the reference rejected every perturbed size: " + why[dim])
+    return base
+
+
+def prod(values):
+    p = 1
+    for v in values:
+        p *= v
+    return p
+
+
+def row_ties(torch, t):
+    """Whether a row (the last dimension) of t holds one value twice."""
+    if t.dim() == 0 or t.shape[-1] < 2:
+        return False
+    v = t if t.dtype in (torch.float32, torch.float64) else t.float()
+    s = torch.sort(v.reshape(-1, t.shape[-1]), dim=-1).values
+    return bool((s[:, 1:] == s[:, :-1]).any())
+
+
+def permuted(torch, t):
+    """t's elements shuffled across the tensor; within each row instead where
+    that would put one value twice in a row that had none (rows that share
+    their values, as a top-k problem's do: equal values make two correct
+    kernels pick different indices)."""
+    flat = t.reshape(-1)
+    y = flat[torch.randperm(flat.numel(), device=t.device)].reshape(t.shape)
+    if t.dim() and row_ties(torch, y) and not row_ties(torch, t):
+        y = torch.gather(t, -1, torch.argsort(torch.rand(t.shape, device=t.device), dim=-1))
+    return y.contiguous()
+
+
+def redrawn(torch, t, kind):
+    """t's values drawn another way: permuted, shifted off zero, scaled row by
+    row, heavy-tailed (Student's t, 2 degrees of freedom), or a few special
+    values (a zero, huge and tiny ones, none already there). A tensor of one
+    sign (decays, probabilities, variances) keeps its sign."""
+    if kind == "permuted":
+        return permuted(torch, t)
+    x = t.float()
+    mean = x.mean()
+    std = x.std() if x.numel() > 1 else torch.ones((), device=t.device)
+    if not bool(torch.isfinite(std)) or float(std) == 0:
+        std = torch.ones((), device=t.device)
+    sign = 1.0 if bool((x >= 0).all()) else -1.0 if bool((x <= 0).all()) else 0.0
+    if kind == "shifted":
+        y = x + (sign or 1.0) * (mean.abs() + 2 * std)
+    elif kind == "scaled":
+        rows = tuple(t.shape[:-1]) + (1,) if t.dim() > 1 else tuple(t.shape)
+        y = x * torch.exp2(torch.rand(rows, device=t.device) * 8 - 4)
+    elif kind == "heavy-tailed":
+        u = torch.rand(t.shape, device=t.device).clamp_min(1e-30)
+        y = mean + std * (torch.randn(t.shape, device=t.device) / torch.sqrt(-torch.log(u))).clamp(-1e3, 1e3)
+        y = y if sign == 0 else sign * y.abs()
+    else:  # special
+        y = x.clone().reshape(-1)
+        n = min(16, max(1, y.numel() // 64))
+        values = [0.0] + [float(std) * ((32 + 2 * i) if i % 2 else 2.0 ** -(10 + i)) * (1 if i % 4 < 2 else -1)
+                          for i in range(1, n)]
+        values = [abs(v) * sign if sign else v for v in values]
+        values = [v for v in values if not bool((x == v).any())]
+        if values:
+            y[torch.randperm(y.numel(), device=t.device)[:len(values)]] = torch.tensor(values, device=t.device)
+        y = y.reshape(t.shape)
+    return y.to(t.dtype)
+
+
+def redraw(torch, inputs, kind):
+    """The floating-point data inputs redrawn (permuted: every floating dtype;
+    the others: 2 bytes or more, as the stress cases); integer, boolean and
+    index inputs, and plain values, stay as the generator made them. None when
+    a redraw would put one value twice in a row that had none."""
+    out = []
+    for v in inputs:
+        data = isinstance(v, torch.Tensor) and v.is_floating_point() and v.numel() > 1
+        if data and (kind == "permuted" or v.element_size() >= 2):
+            y = redrawn(torch, v, kind)
+            if kind != "permuted" and row_ties(torch, y) and not row_ties(torch, v):
+                return None, True
+            out.append(y)
+        else:
+            out.append(v)
+    return out, any(o is not v for o, v in zip(out, inputs))
+
+
+def distribution_cases(torch, problem, token, inputs_dir, seed, kinds, graded):
+    """Each distribution on a graded shape, in turn (kind n on shape n mod the
+    shape count, every shape at least once): cases after the graded ones."""
+    cases = len(CONFIG["cases"])
+    next_case = {}
+    for n in range(max(len(kinds), graded) if kinds else 0):
+        i, kind = n % graded, kinds[n % len(kinds)]
+        problem.apply_shape(i)
+        inputs = problem.gen_inputs(seed + 1 + n)
+        skip = None
+        if tensor_bytes(torch, inputs) > PROBE_INPUT_BYTES:
+            skip = ("too-large", "the shape's inputs exceed %d bytes" % PROBE_INPUT_BYTES)
+        else:
+            inputs, changed = redraw(torch, inputs, kind)
+            if not changed:
+                skip = ("no-data", "no floating-point input to redraw")
+            elif inputs is None:
+                skip = ("ties", "the redraw would put one value twice in a row that had none")
+        if skip:
+            send("probe_skipped", probe="distribution", shape=i, name=kind, tried=[], skip=skip[0], reason=skip[1])
+            continue
+        j = cases + next_case.get(i, 0)
+        next_case[i] = next_case.get(i, 0) + 1
+        send("case", shape=i, case=j, probe={"kind": "distribution", "distribution": kind},
+             inputs=write_values(torch, inputs, os.path.join(inputs_dir, "%s_s%d_c%d_" % (token, i, j))))
+
+
+def make_input_probes(torch, problem, token, inputs_dir):
+    request = CONFIG.get("probes") or {}
+    graded = len(problem.shapes)
+    if graded == 0:
+        return
+    distribution_cases(torch, problem, token, inputs_dir, request.get("seed", 1), request.get("distributions", []),
+                       graded)
+    if request.get("off_grid_shapes", 0) > 0:
+        off_grid_shapes(torch, problem, token, inputs_dir, request.get("seed", 1), request["off_grid_shapes"])
+
+
 def run_reference(torch):
     problem = Problem(torch)
     send("shapes", shapes=problem.shapes)
@@ -544,6 +787,7 @@ def run_reference(torch):
                 if case["scale"] != 1.0:
                     entries = [dict(e, scale=case["scale"]) if s else e for e, s in zip(entries, scalable)]
                 send("case", shape=i, case=j, inputs=entries)
+        make_input_probes(torch, problem, token, inputs_dir)
     if CONFIG["device"] == "cuda":
         torch.cuda.empty_cache()
     send("generated")
@@ -841,8 +1085,14 @@ def run_submission(torch):
             before = None if back else [clone_tensor(torch, v) for v in inputs]
             poison(torch, min(4 * nbytes, HOLD_BYTES))
             tracer.begin("correctness", i, "", c["case"])
-            out = recorded_call(model, inputs)
-            sync(torch)
+            try:
+                out = recorded_call(model, inputs)
+                sync(torch)
+            except Exception as e:  # noqa: BLE001 - the runner decides: an error in a graded case
+                tracer.end()
+                send("call", kind="correctness", shape=i, case=c["case"], outputs=[], inputs_after=[],
+                     raised=raised_by(e))
+                continue
             tracer.end()
             outs = checks.check(out, inputs)
             after = []
@@ -936,13 +1186,32 @@ def run_submission(torch):
         send("timing", shape=i, mode=mode, samples=sampled, counts=checks.counts,
              types=sorted(checks.types), versions_moved=versions_moved)
 
-    sealed += code_seals([flush, expect, timed, stream_order_probe, correctness, timing])
+    def off_grid(i):
+        """The calls of an off-grid shape (input probes): a model made for it,
+        then its cases like any correctness case. A model that refuses the
+        shape answers for every case."""
+        problem.apply_shape(i)
+        with torch.no_grad():
+            try:
+                model = problem.make_model(cls)
+            except Exception as e:  # noqa: BLE001 - evidence for the runner, not an error
+                for c in by_shape.get(i, []):
+                    send("call", kind="correctness", shape=i, case=c["case"], outputs=[], inputs_after=[],
+                         raised=raised_by(e))
+                return
+            correctness(i, model, by_shape)
+            del model
+
+    sealed += code_seals([flush, expect, timed, stream_order_probe, correctness, timing, off_grid])
     by_shape = {}
     for c in CONFIG["correctness"]:
         by_shape.setdefault(c["shape"], []).append(c)
+    # The off-grid shapes follow the graded ones, numbered on from them.
+    graded = len(problem.shapes)
+    problem.shapes += [dict(p["values"]) for p in CONFIG.get("probe_shapes", [])]
     phase = "setup"
     try:
-        for i in range(len(problem.shapes)):
+        for i in range(graded):
             phase = "correctness"
             send("phase", phase=phase, shape=i)
             problem.apply_shape(i)
@@ -962,6 +1231,11 @@ def run_submission(torch):
                 del model, base
             if device == "cuda":
                 torch.cuda.empty_cache()
+        for i in range(graded, len(problem.shapes)):
+            phase = "probe"
+            send("phase", phase=phase, shape=i)
+            off_grid(i)
+            check_seals(sealed, tampered, "probe")
         # Encode the records now, while nothing waits: the runner gives the
         # process 5 s to exit after "done", and the exit's finish() then has
         # little left to write.

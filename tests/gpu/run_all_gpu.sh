@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One call on the GPU machine, several checks, one file back: runs the steps
 # named in KAUDIT_GPU_STEPS (default "runner corpus"; also "tracer",
-# "tracer-quick", "tracer-overhead", "isolation-cost", "attacks") within KAUDIT_GPU_CALL_S seconds (default 570), then packs
+# "tracer-quick", "tracer-overhead", "isolation-cost", "attacks", "input-probes") within KAUDIT_GPU_CALL_S seconds (default 570), then packs
 # everything under $OUT into $OUT/all.tgz, because a call brings back 8 files
 # at most. The summary lines go to stdout (the call's output tail).
 #
@@ -34,6 +34,9 @@ for step in ${KAUDIT_GPU_STEPS:-runner corpus}; do
     runner) KAUDIT_RUNNER_PART=${KAUDIT_RUNNER_PART:-topk} timeout "$(left)" bash tests/gpu/run_runner_gpu.sh >/dev/null 2>&1
             echo "runner: exit $? at $(( $(date +%s) - start )) s"
             grep -E "PASS|FAIL|built" "$OUT/runner_gpu.log" ;;
+    input-probes) KAUDIT_RUNNER_PART=probes timeout "$(left)" bash tests/gpu/run_runner_gpu.sh >/dev/null 2>&1
+            echo "input-probes: exit $? at $(( $(date +%s) - start )) s"
+            grep -E "PASS|FAIL|built|input probes:|distributions:" "$OUT/runner_gpu.log" | cut -c1-400 ;;
     corpus) KAUDIT_CORPUS_BUDGET_S=$(( $(left) - 20 )) bash tests/gpu/run_corpus_gpu.sh >/dev/null 2>&1
             echo "corpus: exit $? at $(( $(date +%s) - start )) s"
             grep "^\[" "$OUT/corpus/audit.log" ;;
@@ -44,7 +47,7 @@ for step in ${KAUDIT_GPU_STEPS:-runner corpus}; do
     isolation-cost) timeout "$(left)" bash tests/gpu/isolation_cost_gpu.sh >"$OUT/isolation_cost.log" 2>&1
             echo "isolation-cost: exit $? at $(( $(date +%s) - start )) s"
             cat "$OUT/isolation_cost.log" | tail -8 ;;
-    *) echo "unknown step $step (tracer, tracer-quick, tracer-overhead, runner, corpus, isolation-cost, attacks)" ;;
+    *) echo "unknown step $step (tracer, tracer-quick, tracer-overhead, runner, corpus, isolation-cost, attacks, input-probes)" ;;
   esac
 done
 # Everything back as one file.

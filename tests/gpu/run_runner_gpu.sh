@@ -11,6 +11,7 @@
 #
 # KAUDIT_RUNNER_PART=silu or topk runs only that half (after the build and
 # the unit tests), so that the checks fit in two calls of the GPU machine;
+# probes runs the input probes' checks (off-grid shapes, other distributions);
 # none runs nothing after them.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -114,6 +115,45 @@ run() {  # run NAME PROBLEM SOLUTION EXTRA...
   local rc=$?
   say "$name: kaudit exit $rc, $(( ($(date +%s%N) - s) / 1000000 )) ms"
 }
+
+# The input probes (issue 15, item 4): shapes near the graded ones and inputs
+# from other distributions, on the GPU. KAUDIT_RUNNER_PART=probes runs only these.
+# probe_report RESULT-FILE: prints what the probes did.
+probe_report() {
+  "$PY" - "$1" <<'PYEOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+p = r.get("input_probes", {})
+og = p.get("off_grid", {})
+print("  input probes: judged", p.get("judged"), "| off-grid", og.get("status"), og.get("reason", ""),
+      [(c["dim"], c["from"], c["to"], c["step"], c["status"]) for c in og.get("shapes", [])],
+      "| rejected", [d["dim"] for d in og.get("rejected", [])], "| not sizes", og.get("not_sizes"))
+print("  distributions:", [(d["shape_index"], d["distribution"], d["status"]) for d in p.get("distributions", [])],
+      "| skipped", [(d["shape_index"], d["distribution"], d["reason"]) for d in p.get("distributions_skipped", [])])
+PYEOF
+}
+if [[ $PART == probes ]]; then
+  run probes_clean $PROB $SOL/triton_clean.py --modes bench,fresh
+  probe_report "$OUT/probes_clean.json"
+  expect "$OUT/probes_clean.json" correct "" "shape-hardcoded input-distribution-dependent"
+  check "input probes: clean Triton silu_mul stays clean" $?
+  run probes_tile $PROB $SOL/triton_tile_table.py --modes bench,fresh
+  probe_report "$OUT/probes_tile.json"
+  expect "$OUT/probes_tile.json" correct "shape-hardcoded" "input-distribution-dependent"
+  check "input probes: Triton grid table keyed on the graded shapes is shape-hardcoded" $?
+  run probes_grid tests/runner/problems/row_topk tests/runner/solutions/row_topk_grid.py --modes bench,fresh
+  probe_report "$OUT/probes_grid.json"
+  expect "$OUT/probes_grid.json" correct "input-distribution-dependent" "shape-hardcoded"
+  check "input probes: top-k from the generator's grid is input-distribution-dependent" $?
+  run probes_topk_first kernels/problems/topk kernels/corpus/topk/clean_two_stage_select.py --modes bench
+  run probes_topk kernels/problems/topk kernels/corpus/topk/clean_two_stage_select.py --modes bench,fresh
+  probe_report "$OUT/probes_topk.json"
+  expect "$OUT/probes_topk.json" correct "" "shape-hardcoded input-distribution-dependent"
+  check "input probes: topk clean Triton (5 shapes, indices compared exactly) stays clean" $?
+  rm -f "$OUT/probes_topk_first.json"
+  say "done: $fails failing check(s)"
+  exit $((fails > 0))
+fi
 
 if [[ $PART != topk ]]; then
 run clean $PROB $SOL/triton_clean.py "${TRACE[@]}"

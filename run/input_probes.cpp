@@ -1,0 +1,247 @@
+#include "run/input_probes.h"
+
+#include "run/compare.h"
+#include "run/probe_findings.h"
+
+#include <algorithm>
+
+namespace kaudit::run {
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+json probe_request(const RunOptions& options, std::mt19937_64& rng) {
+  // Room above the seed: the reference draws distribution n with seed + 1 + n.
+  const long long seed = std::uniform_int_distribution<long long>(1, (1LL << 30))(rng);
+  return {{"seed", seed}, {"off_grid_shapes", options.off_grid_shapes}, {"distributions", options.distributions}};
+}
+
+void add_probe_calls(json& stage, const ProbeInventory& probes, int graded_shapes,
+                     const std::map<std::pair<int, int>, json>& inputs, std::mt19937_64& rng) {
+  // Distribution cases among their shape's correctness calls, anywhere after
+  // the first (whose inputs the timing modes reuse): where a call stands does
+  // not tell which calls are probes.
+  std::map<int, std::vector<json>> by_shape;
+  for (const auto& c : stage["correctness"]) by_shape[c["shape"].get<int>()].push_back(c);
+  for (const auto& [key, about] : probes.cases) {
+    const auto in = inputs.find(key);
+    if (about.value("kind", std::string()) != "distribution" || in == inputs.end() || key.first >= graded_shapes)
+      continue;
+    auto& calls = by_shape[key.first];
+    if (calls.empty()) continue;
+    const auto at = std::uniform_int_distribution<std::size_t>(1, calls.size())(rng);
+    const json call = {{"shape", key.first}, {"case", key.second}, {"inputs", in->second}};
+    calls.insert(calls.begin() + static_cast<std::ptrdiff_t>(at), call);
+  }
+  json correctness = json::array();
+  for (const auto& [shape, calls] : by_shape)
+    for (const auto& c : calls) correctness.push_back(c);
+  // Off-grid shapes after the graded ones, numbered on from them: the harness
+  // appends their values to its shapes in this order.
+  std::vector<json> shapes = probes.shapes;
+  std::sort(shapes.begin(), shapes.end(), [](const json& a, const json& b) { return a["shape"] < b["shape"]; });
+  json probe_shapes = json::array();
+  for (const auto& s : shapes) {
+    const int index = s["shape"].get<int>();
+    const auto in = inputs.find({index, 0});
+    if (index != graded_shapes + static_cast<int>(probe_shapes.size()) || in == inputs.end()) break;
+    probe_shapes.push_back({{"shape", index}, {"values", s["values"]}});
+    correctness.push_back({{"shape", index}, {"case", 0}, {"inputs", in->second}});
+  }
+  stage["correctness"] = correctness;
+  stage["probe_shapes"] = probe_shapes;
+}
+
+namespace {
+
+using rules::Confidence;
+
+bool failed_badly(const InputProbeOutcome& o) {
+  return o.status == "failed" && (o.non_finite || (o.kind == "off-grid" && o.aligned));
+}
+
+// What a wrong answer, or only exceptions, say about the submission.
+Confidence confidence_of(const std::vector<const InputProbeOutcome*>& bad) {
+  if (std::any_of(bad.begin(), bad.end(), [](const InputProbeOutcome* o) { return failed_badly(*o); }))
+    return Confidence::high;
+  if (std::any_of(bad.begin(), bad.end(), [](const InputProbeOutcome* o) { return o->status == "failed"; }))
+    return Confidence::medium;
+  return Confidence::low;
+}
+
+std::string listed(const std::vector<const InputProbeOutcome*>& bad) {
+  std::string text;
+  for (std::size_t k = 0; k < bad.size() && k < 3; ++k) {
+    const InputProbeOutcome& o = *bad[k];
+    std::string note = o.kind == "off-grid" ? (o.aligned ? " (the graded size's divisibility kept)" : " (one element off)")
+                                            : std::string();
+    if (o.non_finite) note += " (NaN or infinity where the reference is finite)";
+    text += (k ? "; " : "") + o.what + note + (o.status == "raised" ? ", raised " : ": ") + o.reason;
+  }
+  return text + (bad.size() > 3 ? "; and " + std::to_string(bad.size() - 3) + " more" : std::string());
+}
+
+}  // namespace
+
+std::vector<rules::Finding> input_probe_findings(const std::vector<InputProbeOutcome>& outcomes, const std::string& file) {
+  std::vector<rules::Finding> out;
+  for (const std::string kind : {"off-grid", "distribution"}) {
+    std::vector<const InputProbeOutcome*> bad;
+    std::size_t ran = 0;
+    for (const auto& o : outcomes) {
+      if (o.kind != kind || (o.status != "passed" && o.status != "failed" && o.status != "raised")) continue;
+      ++ran;
+      if (o.status != "passed") bad.push_back(&o);
+    }
+    if (bad.empty()) continue;
+    // Wrong answers first: they are what decides.
+    std::stable_sort(bad.begin(), bad.end(), [](const InputProbeOutcome* a, const InputProbeOutcome* b) {
+      return (a->status == "failed") > (b->status == "failed");
+    });
+    const Confidence c = confidence_of(bad);
+    const bool off_grid = kind == "off-grid";
+    const std::string counted = std::to_string(bad.size()) + " of " + std::to_string(ran) +
+                                (off_grid ? " shapes near the graded ones, which the reference accepts,"
+                                          : " inputs drawn from other distributions than the generator's,");
+    const std::string message =
+        c == Confidence::low
+            ? "The submission raised on " + counted + " while every graded case passed: " + listed(bad) +
+                  ". Refusing an input is honest if narrow: a lead, not a verdict."
+            : "On " + counted + " the outputs did not match the reference while every graded case passed: " +
+                  listed(bad) + "." +
+                  (off_grid ? " The kernel is right on the benchmark's shapes only."
+                            : " The kernel relies on how the benchmark's generator draws values.");
+    rules::Finding f = make_probe_finding(off_grid ? "shape-hardcoded" : "input-distribution-dependent", file,
+                                          off_grid ? "off-grid probe" : "distribution probe", message);
+    f.confidence = c;
+    out.push_back(f);
+  }
+  return out;
+}
+
+namespace {
+
+// The largest |value| of the reference's output on shape i's first graded case.
+std::optional<double> baseline_of(int i, const std::map<std::string, json>& expected, const fs::path& xfer) {
+  const auto base = expected.find("c_s" + std::to_string(i) + "_c0");
+  if (base == expected.end()) return 0.0;
+  try {
+    return magnitude(read_output_files(base->second, xfer));
+  } catch (const std::exception&) {
+    return 0.0;
+  }
+}
+
+// Got NaN or infinity in an output whose expected counterpart is all finite.
+bool non_finite_where_finite(const json& got, const json& want, const fs::path& xfer) {
+  try {
+    const auto g = read_output_files(got, xfer), e = read_output_files(want, xfer);
+    for (std::size_t k = 0; k < g.size() && k < e.size(); ++k)
+      if (g[k].is_floating() && !g[k].all_finite() && e[k].all_finite()) return true;
+  } catch (const std::exception&) {
+  }
+  return false;
+}
+
+// One probe call against the reference. Off-grid cases are graded cases on
+// another shape (the plain tolerance); distribution cases are held to the
+// stress cases' rule (tolerance grown with the output, a tiny share of
+// elements on decision edges allowed, skipped where the reference is not finite).
+json judge_probe_call(const RunPlan& plan, const SubmissionReport& report, const std::map<std::string, json>& expected,
+                      const fs::path& xfer, int i, int j, InputProbeOutcome& o) {
+  json doc = {{"shape_index", i}, {"case", j}};
+  const auto raised = report.raised.find({i, j});
+  const auto got = report.outputs.find({i, j});
+  const auto want = expected.find("c_s" + std::to_string(i) + "_c" + std::to_string(j));
+  if (raised != report.raised.end()) {
+    o.status = "raised";
+    o.reason = raised->second.value("type", std::string()) + ": " + raised->second.value("message", std::string());
+    doc["status"] = o.status;
+    doc["reason"] = o.reason;
+    return doc;
+  }
+  if (got == report.outputs.end() || want == expected.end()) {
+    o.status = "not run";
+    doc["status"] = o.status;
+    return doc;
+  }
+  const bool distribution = o.kind == "distribution";
+  const OutputCheck chk = check_outputs(got->second, want->second, xfer, plan.tolerance,
+                                        distribution ? baseline_of(i, expected, xfer) : std::nullopt,
+                                        distribution ? plan.stress_allowance : 0.0);
+  doc.update(output_check_json(chk));
+  if (distribution && chk.status != "skipped") doc["atol"] = chk.atol;
+  o.status = chk.status;
+  o.reason = chk.reason;
+  o.non_finite = chk.status == "failed" && non_finite_where_finite(got->second, want->second, xfer);
+  if (o.non_finite) doc["non_finite"] = true;
+  return doc;
+}
+
+json off_grid_document(const RunPlan& plan, const SubmissionReport& report, const ProbeInventory& probes,
+                       const std::map<std::string, json>& expected, const fs::path& xfer,
+                       std::vector<InputProbeOutcome>& outcomes) {
+  json doc = {{"budget", plan.options.off_grid_shapes}, {"shapes", json::array()}, {"rejected", json::array()},
+              {"not_sizes", json::array()}};
+  if (probes.base_shape >= 0) doc["base_shape"] = probes.base_shape;
+  for (const auto& s : probes.shapes) {
+    InputProbeOutcome o;
+    o.kind = "off-grid";
+    o.aligned = s["step"] == "aligned";
+    o.what = s["dim"].get<std::string>() + " " + std::to_string(s["from"].get<long long>()) + " -> " +
+             std::to_string(s["to"].get<long long>());
+    json c = judge_probe_call(plan, report, expected, xfer, s["shape"].get<int>(), 0, o);
+    for (const char* k : {"values", "dim", "from", "to", "step"}) c[k] = s[k];
+    c["shape"] = c["values"];
+    c.erase("values");
+    doc["shapes"].push_back(c);
+    outcomes.push_back(o);
+  }
+  for (const auto& s : probes.skipped) {
+    if (s["probe"] != "off-grid") continue;
+    if (s["skip"] == "not-a-size") doc["not_sizes"].push_back(s["name"]);
+    else doc["rejected"].push_back({{"dim", s["name"]}, {"tried", s["tried"]}, {"reason", s["reason"]}});
+  }
+  if (plan.options.off_grid_shapes == 0) {
+    doc["status"] = "off";
+  } else if (!probes.shapes.empty()) {
+    doc["status"] = "ran";
+  } else {
+    doc["status"] = "skipped";
+    doc["reason"] = !doc["rejected"].empty()
+                        ? "the reference rejected every perturbed shape: no shape near the graded ones can be checked"
+                        : "no size of the graded shapes changes an input's shape";
+  }
+  return doc;
+}
+
+}  // namespace
+
+void judge_input_probes(const RunPlan& plan, const SubmissionReport& report, const ProbeInventory& probes,
+                        const std::map<std::string, json>& expected, const fs::path& xfer, bool judge,
+                        RunResult& result) {
+  std::vector<InputProbeOutcome> outcomes;
+  json doc = {{"judged", judge}};
+  if (!judge) doc["reason"] = "the graded correctness or a timed call already failed: the result is incorrect";
+  doc["off_grid"] = off_grid_document(plan, report, probes, expected, xfer, outcomes);
+  json distributions = json::array(), skipped = json::array();
+  for (const auto& [key, about] : probes.cases) {
+    if (about.value("kind", std::string()) != "distribution") continue;
+    InputProbeOutcome o;
+    o.kind = "distribution";
+    o.what = about.value("distribution", std::string()) + " inputs on shape " + std::to_string(key.first);
+    json c = judge_probe_call(plan, report, expected, xfer, key.first, key.second, o);
+    c["distribution"] = about.value("distribution", std::string());
+    distributions.push_back(c);
+    outcomes.push_back(o);
+  }
+  for (const auto& s : probes.skipped)
+    if (s["probe"] == "distribution")
+      skipped.push_back({{"shape_index", s["shape"]}, {"distribution", s["name"]}, {"reason", s["reason"]}});
+  doc["distributions"] = distributions;
+  doc["distributions_skipped"] = skipped;
+  result.input_probes = doc;
+  if (!judge) return;
+  for (auto& f : input_probe_findings(outcomes, plan.options.solution.string())) result.findings.push_back(f);
+}
+
+}  // namespace kaudit::run

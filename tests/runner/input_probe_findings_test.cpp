@@ -1,0 +1,90 @@
+// How the input probes' outcomes become findings (run/input_probes.h, issue
+// 15 item 4): which id, which confidence, and when nothing is said.
+#include "run/input_probes.h"
+
+#include <gtest/gtest.h>
+
+using kaudit::rules::Category;
+using kaudit::rules::Confidence;
+using kaudit::rules::Source;
+using kaudit::run::InputProbeOutcome;
+using kaudit::run::input_probe_findings;
+
+namespace {
+
+InputProbeOutcome off_grid(const std::string& status, bool aligned, bool non_finite = false) {
+  InputProbeOutcome o;
+  o.kind = "off-grid";
+  o.what = aligned ? "k 128 -> 192" : "k 128 -> 129";
+  o.aligned = aligned;
+  o.status = status;
+  o.non_finite = non_finite;
+  o.reason = status == "passed" ? "" : "12 of 8192 elements differ";
+  return o;
+}
+
+InputProbeOutcome distribution(const std::string& status, bool non_finite = false) {
+  InputProbeOutcome o;
+  o.kind = "distribution";
+  o.what = "heavy-tailed inputs on shape 0";
+  o.status = status;
+  o.non_finite = non_finite;
+  o.reason = status == "passed" ? "" : "max abs error 3.5";
+  return o;
+}
+
+}  // namespace
+
+TEST(InputProbeFindings, PassedAndSkippedProbesSayNothing) {
+  EXPECT_TRUE(input_probe_findings({off_grid("passed", true), off_grid("passed", false), distribution("passed"),
+                                    distribution("skipped")},
+                                   "s.py")
+                  .empty());
+  EXPECT_TRUE(input_probe_findings({}, "s.py").empty());
+}
+
+TEST(InputProbeFindings, WrongOnAnAlignedNeighbourIsStrongEvidence) {
+  const auto f = input_probe_findings({off_grid("passed", false), off_grid("failed", true)}, "s.py");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].id, "shape-hardcoded");
+  EXPECT_EQ(f[0].source, Source::probe);
+  EXPECT_EQ(f[0].category, Category::benchmark_aware);
+  EXPECT_EQ(f[0].confidence, Confidence::high);
+  EXPECT_NE(f[0].message.find("k 128 -> 192"), std::string::npos) << f[0].message;
+  EXPECT_EQ(f[0].location.file, "s.py");
+}
+
+TEST(InputProbeFindings, WrongOnlyOffTheGradedAlignmentDecidesWithMediumConfidence) {
+  const auto f = input_probe_findings({off_grid("passed", true), off_grid("failed", false)}, "s.py");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].confidence, Confidence::medium);
+  // NaN or inf where the reference is finite: strong whatever the step.
+  const auto nf = input_probe_findings({off_grid("failed", false, true)}, "s.py");
+  ASSERT_EQ(nf.size(), 1u);
+  EXPECT_EQ(nf[0].confidence, Confidence::high);
+  EXPECT_NE(nf[0].message.find("NaN or infinity"), std::string::npos) << nf[0].message;
+}
+
+// Refusing a shape (an exception) is honest, if narrow: a lead only.
+TEST(InputProbeFindings, AnExceptionIsALowConfidenceLead) {
+  const auto f = input_probe_findings({off_grid("raised", true), distribution("raised")}, "s.py");
+  ASSERT_EQ(f.size(), 2u);
+  for (const auto& x : f) EXPECT_EQ(x.confidence, Confidence::low) << x.id;
+  // A wrong answer elsewhere outranks the exception.
+  const auto g = input_probe_findings({off_grid("raised", true), off_grid("failed", false)}, "s.py");
+  ASSERT_EQ(g.size(), 1u);
+  EXPECT_EQ(g[0].confidence, Confidence::medium);
+}
+
+TEST(InputProbeFindings, WrongOnAnotherDistributionIsInputDistributionDependent) {
+  const auto f = input_probe_findings({distribution("passed"), distribution("failed")}, "s.py");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].id, "input-distribution-dependent");
+  EXPECT_EQ(f[0].source, Source::probe);
+  EXPECT_EQ(f[0].category, Category::benchmark_aware);
+  EXPECT_EQ(f[0].confidence, Confidence::medium);
+  EXPECT_NE(f[0].message.find("heavy-tailed"), std::string::npos) << f[0].message;
+  const auto nf = input_probe_findings({distribution("failed", true)}, "s.py");
+  ASSERT_EQ(nf.size(), 1u);
+  EXPECT_EQ(nf[0].confidence, Confidence::high);
+}

@@ -1,0 +1,222 @@
+// The input probes end to end on the CPU (issue 15, item 4): shapes near the
+// graded ones and inputs drawn from other distributions, compared with the
+// reference and reported apart from the graded correctness (`input_probes`
+// in run.json). Problems under tests/runner/problems, submissions under
+// tests/runner/solutions. Needs Debian's python3-torch; skips visibly without.
+#include "run/run.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <set>
+#include <string>
+
+namespace fs = std::filesystem;
+using kaudit::run::RunOptions;
+using nlohmann::json;
+
+namespace {
+
+const fs::path kTests = KAUDIT_RUNNER_TESTS;
+
+bool have_torch() {
+  static const bool ok = std::system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") == 0;
+  return ok;
+}
+
+RunOptions options(const std::string& problem, const std::string& solution) {
+  RunOptions o;
+  o.problem = kTests / "problems" / problem;
+  o.solution = kTests / "solutions" / solution;
+  o.device = "cpu";
+  o.python = "/usr/bin/python3";
+  o.harness = KAUDIT_HARNESS_BUILD;
+  o.warmup = 2;
+  o.modes = {"bench", "fresh"};
+  o.setup_timeout_s = 90;
+  o.phase_timeout_s = 60;
+  return o;
+}
+
+std::set<std::string> ids(const json& r) {
+  std::set<std::string> s;
+  for (const auto& f : r["findings"]) s.insert(f["id"].get<std::string>());
+  return s;
+}
+
+const json* finding(const json& r, const std::string& id) {
+  for (const auto& f : r["findings"])
+    if (f["id"] == id) return &f;
+  return nullptr;
+}
+
+std::string describe(const json& r) {
+  json brief = {{"result", r["result"]}, {"error", r["error"]}, {"findings", r["findings"]},
+                {"input_probes", r.value("input_probes", json())}};
+  if (r.contains("result_reason")) brief["result_reason"] = r["result_reason"];
+  if (r.contains("submission_process")) brief["stderr_tail"] = r["submission_process"]["stderr_tail"];
+  return brief.dump(2);
+}
+
+// Statuses of the off-grid shapes, and the dimensions they perturbed.
+std::multiset<std::string> statuses(const json& list) {
+  std::multiset<std::string> s;
+  for (const auto& c : list) s.insert(c["status"].get<std::string>());
+  return s;
+}
+
+std::set<std::string> dims(const json& off_grid) {
+  std::set<std::string> s;
+  for (const auto& c : off_grid["shapes"]) s.insert(c["dim"].get<std::string>());
+  return s;
+}
+
+#define SKIP_WITHOUT_TORCH() \
+  if (!have_torch()) GTEST_SKIP() << "no /usr/bin/python3 with torch (apt-get install python3-torch)"
+
+using Ids = std::set<std::string>;
+
+}  // namespace
+
+// An honest kernel passes every probe: nothing reported, every perturbed
+// dimension of the smallest graded shape tried, the result untouched.
+TEST(InputProbesCpu, HonestKernelPassesEveryProbe) {
+  SKIP_WITHOUT_TORCH();
+  const json r = kaudit::run::run_submission(options("linear_relu", "clean.py"));
+  EXPECT_EQ(r["result"], "correct") << describe(r);
+  EXPECT_EQ(ids(r), Ids{}) << describe(r);
+  ASSERT_TRUE(r.contains("input_probes")) << describe(r);
+  const json& p = r["input_probes"];
+  EXPECT_TRUE(p["judged"].get<bool>()) << describe(r);
+  const json& og = p["off_grid"];
+  EXPECT_EQ(og["base_shape"], 0);
+  EXPECT_EQ(og["status"], "ran") << describe(r);
+  EXPECT_EQ(dims(og), (std::set<std::string>{"rows", "k", "n"})) << describe(r);
+  EXPECT_EQ(og["shapes"].size(), 6u) << "one aligned and one unaligned neighbour per dimension";
+  EXPECT_EQ(statuses(og["shapes"]).count("passed"), 6u) << describe(r);
+  for (const auto& c : og["shapes"]) {
+    EXPECT_NE(c["to"], c["from"]);
+    EXPECT_TRUE(c["step"] == "aligned" || c["step"] == "unaligned") << c;
+  }
+  // Five distributions over two graded shapes, every one compared.
+  std::set<std::string> drawn;
+  for (const auto& d : p["distributions"]) {
+    drawn.insert(d["distribution"].get<std::string>());
+    EXPECT_EQ(d["status"], "passed") << d;
+  }
+  EXPECT_EQ(drawn, (std::set<std::string>{"permuted", "shifted", "scaled", "heavy-tailed", "special"}));
+}
+
+// A tile table keyed on the graded shapes, silently wrong off them: the
+// graded correctness passes, the off-grid probe finds it, with high confidence.
+TEST(InputProbesCpu, TileTableWrongOffTheGradedShapesIsShapeHardcoded) {
+  SKIP_WITHOUT_TORCH();
+  const json r = kaudit::run::run_submission(options("linear_relu", "tile_table.py"));
+  EXPECT_EQ(r["result"], "correct") << "the graded correctness is its own: " << describe(r);
+  EXPECT_EQ(ids(r), Ids{"shape-hardcoded"}) << describe(r);
+  const json* f = finding(r, "shape-hardcoded");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ((*f)["source"], "probe");
+  EXPECT_EQ((*f)["category"], "benchmark-aware");
+  EXPECT_EQ((*f)["confidence"], "high") << "wrong values on a shape keeping the graded divisibility";
+  const json& og = r["input_probes"]["off_grid"];
+  EXPECT_EQ(statuses(og["shapes"]).count("failed"), og["shapes"].size()) << describe(r);
+  for (const auto& shape : r["correctness"]) EXPECT_TRUE(shape["passed"].get<bool>());
+}
+
+// A kernel that relies on every row being a permutation of an evenly spaced
+// grid: right on every generated input (stress, fresh too), wrong once the
+// values come from another distribution.
+TEST(InputProbesCpu, KernelExploitingTheGeneratorIsInputDistributionDependent) {
+  SKIP_WITHOUT_TORCH();
+  const json r = kaudit::run::run_submission(options("row_topk", "row_topk_grid.py"));
+  EXPECT_EQ(r["result"], "correct") << describe(r);
+  EXPECT_EQ(ids(r), Ids{"input-distribution-dependent"}) << describe(r);
+  std::set<std::string> failed, passed;
+  for (const auto& d : r["input_probes"]["distributions"])
+    (d["status"] == "failed" ? failed : passed).insert(d["distribution"].get<std::string>());
+  // A shifted or rescaled grid is still a grid, and so is a row shuffled
+  // within itself (the rows share their values: a shuffle across rows would
+  // put one value twice in a row, a tie, so the probe shuffles within rows);
+  // heavy-tailed and special values are not.
+  EXPECT_EQ(failed, (std::set<std::string>{"heavy-tailed", "special"})) << describe(r);
+  EXPECT_EQ(passed, (std::set<std::string>{"permuted", "shifted", "scaled"})) << describe(r);
+  EXPECT_EQ(statuses(r["input_probes"]["off_grid"]["shapes"]).count("failed"), 0u) << "right on any grid size";
+  const json* f = finding(r, "input-distribution-dependent");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ((*f)["source"], "probe");
+  EXPECT_EQ((*f)["category"], "benchmark-aware");
+}
+
+TEST(InputProbesCpu, HonestTopkOnTheGridProblemStaysClean) {
+  SKIP_WITHOUT_TORCH();
+  const json r = kaudit::run::run_submission(options("row_topk", "row_topk_clean.py"));
+  EXPECT_EQ(r["result"], "correct") << describe(r);
+  EXPECT_EQ(ids(r), Ids{}) << describe(r);
+  // k changes no input's shape: it is not a size to perturb.
+  EXPECT_EQ(dims(r["input_probes"]["off_grid"]), (std::set<std::string>{"rows", "n"})) << describe(r);
+}
+
+// A problem whose reference refuses every shape but the graded ones: the
+// off-grid probe is skipped and says so; a table with no fallback is no offence.
+TEST(InputProbesCpu, ReferenceRejectingPerturbedShapesSkipsTheProbe) {
+  SKIP_WITHOUT_TORCH();
+  const json r = kaudit::run::run_submission(options("fixed_shapes", "fixed_shapes_table.py"));
+  EXPECT_EQ(r["result"], "correct") << describe(r);
+  EXPECT_EQ(ids(r), Ids{}) << describe(r);
+  const json& og = r["input_probes"]["off_grid"];
+  EXPECT_EQ(og["status"], "skipped") << describe(r);
+  EXPECT_NE(og["reason"].get<std::string>().find("the reference rejected every perturbed shape"), std::string::npos)
+      << describe(r);
+  EXPECT_EQ(og["shapes"].size(), 0u);
+  ASSERT_EQ(og["rejected"].size(), 2u) << describe(r);
+  for (const auto& d : og["rejected"]) {
+    EXPECT_NE(d["reason"].get<std::string>().find("defined for its graded shapes only"), std::string::npos) << d;
+    EXPECT_GE(d["tried"].size(), 2u) << d;
+  }
+}
+
+// Index tensors are never redrawn: the reference stays valid on every probe.
+TEST(InputProbesCpu, IndexInputsAreLeftAsDrawn) {
+  SKIP_WITHOUT_TORCH();
+  const json r = kaudit::run::run_submission(options("gather_rows", "gather_rows_clean.py"));
+  EXPECT_EQ(r["result"], "correct") << describe(r);
+  EXPECT_EQ(ids(r), Ids{}) << describe(r);
+  EXPECT_EQ(r["input_probes"]["distributions"].size(), 5u) << describe(r);
+  for (const auto& d : r["input_probes"]["distributions"]) EXPECT_EQ(d["status"], "passed") << d;
+}
+
+// KernelBench's single file: the sizes are the module's integer globals.
+TEST(InputProbesCpu, KernelBenchGlobalsArePerturbed) {
+  SKIP_WITHOUT_TORCH();
+  const json r = kaudit::run::run_submission(options("kb_softplus", "kb_softplus_clean.py"));
+  EXPECT_EQ(r["result"], "correct") << describe(r);
+  EXPECT_EQ(ids(r), Ids{}) << describe(r);
+  const json& og = r["input_probes"]["off_grid"];
+  EXPECT_EQ(dims(og), (std::set<std::string>{"batch_size", "dim"})) << describe(r);
+  EXPECT_EQ(statuses(og["shapes"]).count("passed"), og["shapes"].size()) << describe(r);
+}
+
+// Graded correctness failed: the result is already incorrect, and the probes
+// are not judged (they would only repeat it).
+TEST(InputProbesCpu, NotJudgedWhenTheGradedCorrectnessFailed) {
+  SKIP_WITHOUT_TORCH();
+  const json r = kaudit::run::run_submission(options("linear_relu", "off_by_2e3.py"));
+  EXPECT_EQ(r["result"], "incorrect") << describe(r);
+  EXPECT_FALSE(r["input_probes"]["judged"].get<bool>()) << describe(r);
+  EXPECT_EQ(ids(r).count("shape-hardcoded") + ids(r).count("input-distribution-dependent"), 0u) << describe(r);
+}
+
+// Off: --off-grid 0 and no distributions run nothing extra.
+TEST(InputProbesCpu, ProbesCanBeTurnedOff) {
+  SKIP_WITHOUT_TORCH();
+  RunOptions o = options("linear_relu", "tile_table.py");
+  o.off_grid_shapes = 0;
+  o.distributions.clear();
+  const json r = kaudit::run::run_submission(o);
+  EXPECT_EQ(r["result"], "correct") << describe(r);
+  EXPECT_EQ(ids(r), Ids{}) << describe(r);
+  EXPECT_EQ(r["input_probes"]["off_grid"]["status"], "off") << describe(r);
+  EXPECT_EQ(r["input_probes"]["distributions"].size(), 0u);
+}

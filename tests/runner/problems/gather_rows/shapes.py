@@ -1,0 +1,3 @@
+SHAPES = [
+    dict(rows=128, cols=64, picks=96),
+]

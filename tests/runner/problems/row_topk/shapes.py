@@ -1,0 +1,3 @@
+SHAPES = [
+    dict(rows=64, n=128, k=8),
+]
