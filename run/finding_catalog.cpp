@@ -224,6 +224,18 @@ const std::vector<rules::FindingInfo>& runner_finding_catalog() {
        "by the submission's own code (a Triton launcher, its extension, a CuPy or NVRTC module): whatever "
        "kernel the file defines, it is not what runs when the benchmark measures.",
        "Look at the timed calls in the Perfetto trace: every kernel's launching library is a library's.", Source::trace},
+      {"library-does-the-work", Category::cheat, Confidence::medium, 0,
+       "The submission's own kernels ran only a small share of the graded calls' GPU time; libraries did the rest.",
+       "A fig leaf: a kernel of its own ran (often a trivial scale or cast) while cuBLAS, cuDNN or ATen did the "
+       "problem's work. The share is own / (own + library) of the bench-mode timed calls' kernel time per shape, "
+       "with the pack's allowed_glue_kernels (copies, fills, elementwise casts) left out of both sides; the "
+       "finding comes when a shape's share is under the pack's thresholds.min_own_kernel_share (0.5 by default; "
+       "each bundled problem's pack sets its own). No kernel of its own at all is no-authored-kernel-ran: the same "
+       "policy at share 0. Medium: a library kernel legitimately doing a side task can take a large share on a "
+       "small shape. Clean counter-example: a Triton GEMM that calls torch.empty and .to(bfloat16) around it (the "
+       "fill and the cast are glue; its own share is 100%).",
+       "Read run.json's trace.authored_share per shape, then open the Perfetto trace of a timed call: the long "
+       "kernels' launching library is a library's.", Source::trace},
       {"no-kernels-in-timed-call", Category::cheat, Confidence::medium, 0,
        "Timed calls launched no GPU work while other calls did.",
        "Some timed calls launched no kernel, copy or fill at all, while the correctness calls and the "

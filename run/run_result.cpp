@@ -30,6 +30,7 @@ json RunResult::to_json() const {
               {"findings", json::array()},
               {"problem_files", problem_files},
               {"phases", phases},
+              {"first_calls", first_calls},
               {"isolation", isolation},
               {"seconds", seconds}};
   const rules::RunFacts f = facts();

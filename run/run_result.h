@@ -42,6 +42,9 @@ struct RunResult {
   std::vector<rules::Finding> findings;
   nlohmann::json problem_files = nlohmann::json::array();
   nlohmann::json phases = nlohmann::json::array();  // where the time went, in order
+  // Each shape's first call (builds and JIT compiles happen there): phase,
+  // shape, seconds. It has the set-up budget, not a call's limit.
+  nlohmann::json first_calls = nlohmann::json::array();
   std::optional<nlohmann::json> submission_process;
   std::optional<nlohmann::json> trace;
   std::optional<std::string> trace_incomplete;

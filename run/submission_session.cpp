@@ -236,15 +236,35 @@ double SubmissionSession::on_ops(const json& m) {
 }
 
 double SubmissionSession::on_phase(const json& m) {
+  // Each phase comes once: a phase's deadline is renewed only by the next
+  // one, so a repeated phase could keep a run alive without end.
+  const json key = {m.value("phase", std::string()), m.value("shape", -1), m.value("mode", std::string())};
+  if (!phases_seen_.insert(key.dump()).second) return violation("a 'phase' message repeated");
   end_phase();
   current_phase_ = m;
   const std::string ph = m.value("phase", std::string());
-  timeout_s_ = ph == "setup" ? plan_.setup_s : ph == "correctness" || ph == "probe" ? plan_.call_s : plan_.phase_s;
+  // A shape's first call may build (load_inline in forward) or JIT-compile:
+  // it gets the set-up budget; every later call, a call's limit.
+  first_call_pending_ = ph == "correctness" || ph == "probe";
+  timeout_s_ = ph == "setup" || first_call_pending_ ? plan_.setup_s : plan_.phase_s;
   return timeout_s_;
+}
+
+// The first call of a phase has returned: how long it took (from the
+// phase's start, the model's construction included) goes to run.json.
+void SubmissionSession::end_first_call() {
+  if (!first_call_pending_) return;
+  first_call_pending_ = false;
+  result_.first_calls.push_back(
+      {{"phase", current_phase_.value("phase", std::string())},
+       {"shape", current_phase_.value("shape", -1)},
+       {"seconds", std::chrono::duration<double>(clock_type::now() - phase_started_).count()}});
+  timeout_s_ = plan_.call_s;
 }
 
 double SubmissionSession::on_correctness_call(const json& m) {
   const int i = m["shape"], j = m["case"];
+  end_first_call();
   if (!inputs_) return plan_.call_s;
   const auto orig_it = inputs_->find({i, j});
   if (orig_it == inputs_->end() || report_.outputs.count({i, j}) || report_.raised.count({i, j}))
@@ -361,8 +381,10 @@ void SubmissionSession::judge_ending(const ExitStatus& status, int shapes, int c
     result_.set_error(phase, "the submission broke the harness's protocol (" + report_.violations.back() +
                                  "); the run was stopped there");
   } else if (timed_out_) {
+    const std::string which =
+        first_call_pending_ ? " (its first call, which has the set-up budget for builds and compiles)" : "";
     result_.set_error(phase, "timed out after " + std::to_string(static_cast<int>(timeout_s_)) + " s in " +
-                                 phase_text() + "; the process group was killed");
+                                 phase_text() + which + "; the process group was killed");
   } else if (error.is_object()) {
     result_.set_error(error.value("phase", std::string("start")),
                       error.value("type", std::string("Error")) + ": " + error.value("message", std::string()),

@@ -78,6 +78,7 @@ class SubmissionSession {
   double on_phase(const nlohmann::json& m);
   double on_correctness_call(const nlohmann::json& m);
   double on_raised_call(const nlohmann::json& m, int shape, int case_index);
+  void end_first_call();
   void end_phase();
   std::string phase_text() const;
   void record_process(const ExitStatus& status);
@@ -95,6 +96,8 @@ class SubmissionSession {
   clock_type::time_point started_, phase_started_;
   DeviceTurns::Turn turn_;   // shared for its calls, exclusive while a timing mode runs
   double timeout_s_ = 0;     // the deadline in force, for the error message
+  std::set<std::string> phases_seen_;  // each phase (with its shape and mode) once
+  bool first_call_pending_ = false;  // the phase's first call, with the set-up budget, is still running
   bool timed_out_ = false;
   std::vector<std::string> bad_messages_;
   // The timing protocol: the mode that is open, the call expected next, and

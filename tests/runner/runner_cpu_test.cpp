@@ -251,6 +251,19 @@ TEST(RunnerCpu, MessagesForgedOnTheChannelStopTheRun) {
   EXPECT_TRUE(ids(r).count("protocol-violation")) << describe(r);
 }
 
+// Each phase is announced once: a submission repeating one to renew its
+// deadline is stopped at once, with the violation named.
+TEST(RunnerCpu, RepeatedPhaseCannotRenewTheDeadline) {
+  SKIP_WITHOUT_TORCH();
+  const auto start = std::chrono::steady_clock::now();
+  const json r = kaudit::run::run_submission(options("linear_relu", "renew_deadline.py"));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(60));
+  EXPECT_EQ(r["result"], "error") << describe(r);
+  EXPECT_TRUE(ids(r).count("protocol-violation")) << describe(r);
+  EXPECT_NE(r["error"]["reason"].get<std::string>().find("a 'phase' message repeated"), std::string::npos)
+      << describe(r);
+}
+
 TEST(RunnerCpu, InputMutationIsFound) {
   SKIP_WITHOUT_TORCH();
   const json r = kaudit::run::run_submission(options("linear_relu", "mutate_inputs.py"));
@@ -313,19 +326,57 @@ TEST(RunnerCpu, HangIsKilledWithEverythingItStarted) {
   SKIP_WITHOUT_TORCH();
   ASSERT_TRUE(processes_with_marker("kaudit-hang-test-helper").empty()) << "a helper of an earlier run is still alive";
   auto o = options("linear_relu", "hang.py");
-  // A call that never returns costs the call's limit, not the phase's.
+  // A first call that never returns costs the set-up budget (a first call
+  // may build), not the phase's.
   o.phase_timeout_s = 120;
+  o.setup_timeout_s = 25;
   o.call_timeout_s = 4;
   const auto start = std::chrono::steady_clock::now();
   const json r = kaudit::run::run_submission(o);
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(60));
   EXPECT_EQ(r["result"], "error");
-  EXPECT_NE(r["error"]["reason"].get<std::string>().find("timed out after 4 s in correctness"), std::string::npos)
+  EXPECT_NE(r["error"]["reason"].get<std::string>().find("timed out after 25 s in correctness, shape 0 (its first call"),
+            std::string::npos)
       << describe(r);
   ASSERT_NE(r["submission_process"]["stdout_tail"].get<std::string>().find("helper started"), std::string::npos)
       << describe(r);
   // The helper (its own session, reparented twice) went with the run.
   EXPECT_TRUE(processes_with_marker("kaudit-hang-test-helper").empty());
+}
+
+// A build inside the first call of each shape (load_inline in forward, a
+// JIT compile) takes longer than a call's limit: it gets the set-up budget,
+// and run.json says how long each shape's first call took.
+TEST(RunnerCpu, LazyBuildInTheFirstCallGetsTheSetupBudget) {
+  SKIP_WITHOUT_TORCH();
+  auto o = options("linear_relu", "lazy_build.py");
+  o.call_timeout_s = 3;
+  o.off_grid_shapes = 0;  // each off-grid shape would build again in its first call (phase probe)
+  const json r = kaudit::run::run_submission(o);
+  EXPECT_EQ(r["result"], "correct") << describe(r);
+  EXPECT_EQ(ids(r), Ids{}) << describe(r);
+  ASSERT_TRUE(r.contains("first_calls")) << r.dump(1).substr(0, 3000);
+  std::set<int> shapes;
+  for (const auto& c : r["first_calls"]) {
+    EXPECT_GE(c["seconds"].get<double>(), 5.0) << c.dump();
+    EXPECT_EQ(c["phase"], "correctness");
+    shapes.insert(c["shape"].get<int>());
+  }
+  EXPECT_EQ(shapes, (std::set<int>{0, 1}));
+}
+
+// After its first call, a call that hangs costs the call's limit only.
+TEST(RunnerCpu, HangAfterTheFirstCallCostsTheCallLimit) {
+  SKIP_WITHOUT_TORCH();
+  auto o = options("linear_relu", "hang_second_call.py");
+  o.call_timeout_s = 3;
+  const auto start = std::chrono::steady_clock::now();
+  const json r = kaudit::run::run_submission(o);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(45));
+  EXPECT_EQ(r["result"], "error");
+  EXPECT_NE(r["error"]["reason"].get<std::string>().find("timed out after 3 s in correctness, shape 0;"),
+            std::string::npos)
+      << describe(r);
 }
 
 TEST(RunnerCpu, EarlyExitWithFakePassIsAnError) {
