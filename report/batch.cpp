@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <map>
 #include <set>
@@ -297,6 +298,13 @@ void read_trace(Submission& s, const json* trace, const json* run) {
         if (ms.is_number()) from_groups[lib] += ms.get<double>();
     }
   }
+  if (run) {
+    for (const auto& a : field(field(*run, "trace"), "authored_share"))
+      if (const auto share = num(a, "share")) s.authored_share.emplace_back(str(a, "shape"), *share);
+    for (const auto& c : field(*run, "first_calls"))
+      if (const auto sec = num(c, "seconds"); sec && str(c, "phase") == "correctness")
+        s.first_call_seconds.emplace_back(std::to_string(integer(c, "shape")), *sec);
+  }
   const std::map<std::string, double>* chosen = nullptr;
   if (!from_groups.empty()) {
     chosen = &from_groups, s.libraries_basis = "all timed calls (run.json)";
@@ -499,6 +507,23 @@ std::string stream_order_text(const CorrectnessRow& r) {
   if (!r.stream_differing) return "–";
   if (*r.stream_differing == 0) return "ready";
   return std::to_string(*r.stream_differing) + " of " + std::to_string(r.stream_outputs.value_or(0)) + " unfinished";
+}
+
+std::string authored_share_text(const Submission& s) {
+  std::string out;
+  for (const auto& [shape, share] : s.authored_share)
+    out += (out.empty() ? "shape " : ", shape ") + shape + ": " + fmt_pct(100.0 * share);
+  return out;
+}
+
+std::string first_calls_text(const Submission& s) {
+  std::string out;
+  char buf[32];
+  for (const auto& [shape, sec] : s.first_call_seconds) {
+    std::snprintf(buf, sizeof buf, "%.1f s", sec);
+    out += (out.empty() ? "shape " : ", shape ") + shape + ": " + buf;
+  }
+  return out;
 }
 
 std::string mutated_text(const CorrectnessRow& r) {

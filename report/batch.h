@@ -91,10 +91,18 @@ struct Submission {
   std::size_t kernels_hidden = 0;  // rows past the ones shown
   std::vector<LibraryTime> libraries;
   std::string libraries_basis;  // which calls the library split covers
+  // Per graded shape: its own kernels' share of the bench calls' GPU time
+  // (run.json trace.authored_share), and how long its first call took.
+  std::vector<std::pair<std::string, double>> authored_share;
+  std::vector<std::pair<std::string, double>> first_call_seconds;
   std::string trace_status;     // from the run document: ok, failed, unavailable
 
   std::string source_shown;  // the path the source was read from; empty when not found
 };
+
+// "shape 0: 12%, shape 1: 9%" and "shape 0: 74.1 s, ..."; empty when unknown.
+std::string authored_share_text(const Submission& s);
+std::string first_calls_text(const Submission& s);
 
 struct Batch {
   std::filesystem::path out_dir;

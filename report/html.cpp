@@ -145,6 +145,11 @@ void libraries(std::ostringstream& o, const Submission& s) {
     o << "</div><p class=\"note\">Over " << html(s.libraries_basis)
       << ". Green: the submission's own kernels; warm colours: libraries.</p>";
   }
+  if (const std::string t = authored_share_text(s); !t.empty())
+    o << "<p>Own kernels' share of the graded calls' GPU time (copies and casts left out): " << html(t) << ".</p>";
+  if (const std::string t = first_calls_text(s); !t.empty())
+    o << "<p class=\"note\">First call of each shape (builds and JIT compiles happen there; never timed): "
+      << html(t) << ".</p>";
   o << "<h3>Kernels that ran</h3>";
   if (s.kernels.empty()) {
     o << "<p class=\"note\">Not available: " << (s.has_trace ? "the trace holds no kernels" : "no trace.json")

@@ -132,6 +132,10 @@ void submission(std::ostringstream& o, const Submission& s) {
       o << "| " << md(l.library) << " | " << md(l.role) << " | " << fmt_ms(l.gpu_ms) << " | "
         << fmt_pct(total > 0 ? 100.0 * l.gpu_ms / total : 0.0) << " |\n";
   }
+  if (const std::string t = authored_share_text(s); !t.empty())
+    o << "\nOwn kernels' share of the graded calls' GPU time (copies and casts left out): " << md(t) << ".\n";
+  if (const std::string t = first_calls_text(s); !t.empty())
+    o << "\nFirst call of each shape (builds and JIT compiles happen there; never timed): " << md(t) << ".\n";
 
   o << "\n### Kernels that ran\n\n";
   if (s.kernels.empty()) {

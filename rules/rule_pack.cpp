@@ -69,8 +69,7 @@ Thresholds thresholds_from_json(const nlohmann::json& j) {
   t.fresh_over_bench_cpu = typed_at(j, "fresh_over_bench_cpu", t.fresh_over_bench_cpu, "thresholds");
   t.fresh_gap_ms = typed_at(j, "fresh_gap_ms", t.fresh_gap_ms, "thresholds");
   t.stress_mismatch_fraction = typed_at(j, "stress_mismatch_fraction", t.stress_mismatch_fraction, "thresholds");
-  if (j.contains("min_own_kernel_share"))
-    t.min_own_kernel_share = typed_at(j, "min_own_kernel_share", 0.0, "thresholds");
+  t.min_own_kernel_share = typed_at(j, "min_own_kernel_share", t.min_own_kernel_share, "thresholds");
   t.fp8_dot_required = typed_at(j, "fp8_dot_required", false, "thresholds");
   return t;
 }

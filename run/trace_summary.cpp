@@ -10,6 +10,7 @@
 #endif
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -88,6 +89,70 @@ void library_findings(const tracer::Process& proc, const tracer::Families& famil
             " kernels of the timed calls was the submission's own; libraries launched all of them."));
 }
 
+// Whether a library kernel is glue (a copy, a fill, an elementwise cast):
+// the pack's allowed_glue_kernels, as case-insensitive substrings.
+bool is_glue(const std::string& name, const std::vector<std::string>& glue) {
+  std::string lower = name;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  return std::any_of(glue.begin(), glue.end(), [&](const std::string& g) {
+    std::string lg = g;
+    std::transform(lg.begin(), lg.end(), lg.begin(), [](unsigned char c) { return std::tolower(c); });
+    return !lg.empty() && lower.find(lg) != std::string::npos;
+  });
+}
+
+// The share of the graded timed calls' GPU time (mode bench) spent in the
+// submission's own kernels, per shape: own / (own + library), with library
+// glue left out of both sides. Under the pack's min_own_kernel_share, while
+// some kernel of its own ran, the library did the work: a fig leaf. No own
+// kernel at all is no-authored-kernel-ran, the same policy at share 0.
+json authored_share(const tracer::Process& proc, const tracer::Families& families, const rules::RulePack& pack,
+                    const std::string& solution, std::vector<rules::Finding>& findings) {
+  std::map<uint32_t, const tracer::Call*> calls;
+  for (const auto& c : proc.calls) calls[c.id] = &c;
+  std::map<uint32_t, const tracer::Launcher*> launchers;
+  for (const auto& l : proc.launchers) launchers[l.id] = &l;
+  struct Split {
+    uint64_t own = 0, library = 0, glue = 0;
+  };
+  std::map<std::string, Split> by_shape;
+  for (const auto& k : proc.kernels) {
+    const auto c = calls.find(k.call);
+    if (c == calls.end() || c->second->phase != "timed" || c->second->mode != "bench") continue;
+    const auto l = launchers.find(k.launcher);
+    const auto lib = families.library_of(l == launchers.end() ? "" : l->second->object, k.display_name());
+    Split& s = by_shape[c->second->shape];
+    if (lib.role == tracer::Role::own)
+      s.own += k.duration();
+    else if (is_glue(k.display_name(), pack.allowed_glue_kernels))
+      s.glue += k.duration();
+    else
+      s.library += k.duration();
+  }
+  json out = json::array();
+  std::string below;
+  const double min_share = pack.thresholds.min_own_kernel_share;
+  for (const auto& [shape, s] : by_shape) {
+    const double share = s.own + s.library ? static_cast<double>(s.own) / static_cast<double>(s.own + s.library) : 1.0;
+    out.push_back({{"shape", shape},
+                   {"mode", "bench"},
+                   {"own_ms", s.own / 1e6},
+                   {"library_ms", s.library / 1e6},
+                   {"glue_ms", s.glue / 1e6},
+                   {"share", share}});
+    if (s.own > 0 && share < min_share)
+      below += std::string(below.empty() ? "" : ", ") + "shape " + shape + ": " +
+               std::to_string(static_cast<int>(100 * share + 0.5)) + "%";
+  }
+  if (!below.empty())
+    findings.push_back(make_probe_finding(
+        "library-does-the-work", solution, "timed calls",
+        "Its own kernels ran only a small part of the graded calls' GPU time (" + below +
+            "; the rule pack asks at least " + std::to_string(static_cast<int>(100 * min_share + 0.5)) +
+            "%, copies and casts left out): library kernels did the rest, the problem's work."));
+  return out;
+}
+
 // What the exported files keep: every call but the correctness, timed and
 // warm-up calls past the first kExportedPerGroup of each shape and mode (for
 // correctness calls: of each shape, the seed cases first). A submission that
@@ -161,7 +226,10 @@ json summarize_trace(const std::filesystem::path& dir, long pid, const std::stri
       out["export_error"] = e.what();
     }
   }
-  if (pack) library_findings(*proc, families, *pack, solution, findings);
+  if (pack) {
+    library_findings(*proc, families, *pack, solution, findings);
+    out["authored_share"] = authored_share(*proc, families, *pack, solution, findings);
+  }
   const auto summaries = tracer::summarize_calls(*proc, families);
 
   // Groups: (phase, shape, mode).

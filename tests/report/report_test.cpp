@@ -146,6 +146,17 @@ TEST(Report, LibraryKernelsAndTheirShareAreShown) {
   EXPECT_NE(md.find("→  9 | _product = getattr(torch, _OP)"), std::string::npos) << "source in a code block";
 }
 
+// The own kernels' share of the graded calls per shape (the fig-leaf rule's
+// figure) and each shape's first call (where lazy builds happen).
+TEST(Report, AuthoredSharePerShapeAndFirstCallsAreShown) {
+  const std::string page = page_of(batch().html, "s-w4a16-gemm-cheat-getattr-folded-matmul");
+  ASSERT_FALSE(page.empty());
+  EXPECT_NE(page.find("GPU time (copies and casts left out): shape 0: 9.09%, shape 1: 9.09%."), std::string::npos)
+      << page.substr(0, 4000);
+  EXPECT_NE(page.find("never timed): shape 0: 74.2 s, shape 1: 1.5 s."), std::string::npos);
+  EXPECT_NE(batch().md.find("GPU time (copies and casts left out): shape 0: 9.09%, shape 1: 9.09%."), std::string::npos);
+}
+
 TEST(Report, NotRunAndMissingFilesAreSaidNotHidden) {
   const auto& r = batch();
   const std::string not_run = page_of(r.html, "s-moe-swiglu-clean-triton-grouped");

@@ -1,13 +1,17 @@
 // The trace side of a run (runner/trace_summary.h) on a journal made by hand:
 // which timed calls had work outside their timing, and timer reads in calls.
 #include "run/trace_summary.h"
+#include "rules/rule_pack.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include <unistd.h>
 
@@ -118,6 +122,113 @@ TEST_F(TraceSummary, ExportKeepsTheFirstCallsOfEachShapeAndMode) {
   for (const auto& n : p["notes"]) noted = noted || n["text"].get<std::string>().find("exported 5 of 8") != std::string::npos;
   EXPECT_TRUE(noted) << p["notes"].dump();
   EXPECT_TRUE(fs::exists(dir / "export" / "trace.chrome.json"));
+}
+
+// A journal of timed bench calls on shape 0, each with the given kernels:
+// (launching object, kernel name, microseconds). Launcher ids follow the
+// order of first appearance.
+std::string timed_journal(const std::vector<std::tuple<std::string, std::string, long>>& kernels, int calls = 3) {
+  std::string j =
+      R"({"type":"process","schema":"kaudit-trace-journal/1","pid":78,"ppid":1,"exe":"python3","argv":["python3"]})"
+      "\n"
+      R"({"type":"cupti","api_version":130001,"compiled_api_version":130001,"driver_version":13000,"subscribed":true})"
+      "\n";
+  std::vector<std::string> objects;
+  for (const auto& [object, name, us] : kernels)
+    if (std::find(objects.begin(), objects.end(), object) == objects.end()) {
+      objects.push_back(object);
+      j += R"({"type":"launcher","id":)" + std::to_string(objects.size()) + R"(,"api":"cuLaunchKernelEx","object":")" +
+           object + R"(","symbol":"","how":"stack","chain":[]})" + "\n";
+    }
+  long corr = 1;
+  for (int c = 0; c < calls; ++c) {
+    const long call = c + 1, base = 10'000'000L * (c + 1);
+    j += R"({"type":"call_begin","call":)" + std::to_string(call) +
+         R"(,"phase":"timed","shape":"0","mode":"bench","index":)" + std::to_string(c) + R"(,"ts":)" +
+         std::to_string(base) + R"(,"tid":7})" + "\n";
+    long t = base + 100;
+    for (const auto& [object, name, us] : kernels) {
+      const long launcher = std::find(objects.begin(), objects.end(), object) - objects.begin() + 1;
+      j += R"({"type":"launch","corr":)" + std::to_string(corr) + R"(,"api":"cuLaunchKernelEx","tid":7,"enter":)" +
+           std::to_string(t) + R"(,"exit":)" + std::to_string(t + 5) + R"(,"launcher":)" + std::to_string(launcher) +
+           R"(,"call":)" + std::to_string(call) + "}\n";
+      j += R"({"type":"kernel","corr":)" + std::to_string(corr) + R"(,"name":")" + name +
+           R"(","grid":[1,1,1],"block":[128,1,1],"cluster":[0,0,0],"regs":16,"smem_static":0,"smem_dynamic":0,"device":0,"context":1,"stream":7,"graph":0,"graph_node":0,"start":)" +
+           std::to_string(t) + R"(,"end":)" + std::to_string(t + us * 1000) + "}\n";
+      t += us * 1000 + 10;
+      ++corr;
+    }
+    j += R"({"type":"call_end","call":)" + std::to_string(call) + R"(,"ts":)" + std::to_string(t + 1000) + "}\n";
+  }
+  j += R"({"type":"end","reason":"exit","dropped":0,"launches":)" + std::to_string(corr - 1) + "}\n";
+  return j;
+}
+
+const std::string kTriton = "/tmp/.triton/cache/x/__triton_launcher.so";
+const std::string kCublasLt = "/usr/lib/x86_64-linux-gnu/libcublasLt.so.13";
+const std::string kTorchCuda = "/usr/lib/python3/dist-packages/torch/lib/libtorch_cuda.so";
+
+struct AuthoredShare : TraceSummary {
+  nlohmann::json summarize(const std::vector<std::tuple<std::string, std::string, long>>& kernels,
+                           std::vector<kaudit::rules::Finding>& findings, double min_share = 0.8) {
+    std::ofstream(dir / "kaudit-trace.78.jsonl") << timed_journal(kernels);
+    kaudit::rules::RulePack pack = kaudit::rules::default_rule_pack();
+    pack.banned_kernel_patterns.clear();  // what the library runs is not banned here: only the share decides
+    pack.thresholds.min_own_kernel_share = min_share;
+    return kaudit::run::summarize_trace(dir, 78, "solution.py", findings, &pack);
+  }
+};
+
+// A fig leaf: the submission's own kernel is a trivial scale while cuBLAS
+// does the GEMM, 90% of the GPU time.
+TEST_F(AuthoredShare, LibraryDoingMostOfTheWorkIsFound) {
+  std::vector<kaudit::rules::Finding> findings;
+  const auto doc = summarize({{kCublasLt, "nvjet_tst_128x256_64x4_2x1_v_bz_coopA_TNT", 900},
+                              {kTriton, "scale_rows_kernel", 100}},
+                             findings);
+  if (doc["status"] == "unavailable") GTEST_SKIP() << "kaudit built without the trace model";
+  ASSERT_EQ(ids(findings), (std::set<std::string>{"library-does-the-work"})) << doc.dump();
+  EXPECT_NE(findings[0].message.find("10%"), std::string::npos) << findings[0].message;
+  ASSERT_EQ(doc["authored_share"].size(), 1u) << doc.dump();
+  const auto& s = doc["authored_share"][0];
+  EXPECT_EQ(s["shape"], "0");
+  EXPECT_EQ(s["mode"], "bench");
+  EXPECT_NEAR(s["share"].get<double>(), 0.1, 1e-6);
+  EXPECT_NEAR(s["own_ms"].get<double>(), 0.3, 1e-6);      // three calls of 0.1 ms
+  EXPECT_NEAR(s["library_ms"].get<double>(), 2.7, 1e-6);  // three of 0.9 ms
+}
+
+// Its own kernel does the work; ATen's glue (a copy, an elementwise cast)
+// takes longer than the small library part, and counts for neither side.
+TEST_F(AuthoredShare, OwnKernelDoingTheWorkWithGlueIsNoFinding) {
+  std::vector<kaudit::rules::Finding> findings;
+  const auto doc = summarize({{kTriton, "fp8_gemm_kernel", 900},
+                              {kTorchCuda, "void at::native::vectorized_elementwise_kernel<4, CopyFunctor>", 500},
+                              {kCublasLt, "nvjet_tst_64x64", 50}},
+                             findings);
+  if (doc["status"] == "unavailable") GTEST_SKIP() << "kaudit built without the trace model";
+  EXPECT_EQ(ids(findings), (std::set<std::string>{})) << doc.dump();
+  ASSERT_EQ(doc["authored_share"].size(), 1u) << doc.dump();
+  EXPECT_NEAR(doc["authored_share"][0]["share"].get<double>(), 900.0 / 950.0, 1e-6);
+  EXPECT_NEAR(doc["authored_share"][0]["glue_ms"].get<double>(), 1.5, 1e-6);
+}
+
+// No kernel of its own at all is the other rule's (no-authored-kernel-ran),
+// decided the same way: the share is 0.
+TEST_F(AuthoredShare, NoOwnKernelIsTheOtherFindingWithShareZero) {
+  std::vector<kaudit::rules::Finding> findings;
+  const auto doc = summarize({{kCublasLt, "nvjet_tst_128x256", 900}}, findings);
+  if (doc["status"] == "unavailable") GTEST_SKIP() << "kaudit built without the trace model";
+  EXPECT_EQ(ids(findings), (std::set<std::string>{"no-authored-kernel-ran"})) << doc.dump();
+  EXPECT_EQ(doc["authored_share"][0]["share"].get<double>(), 0.0);
+}
+
+// The threshold is the pack's: the same run passes a pack that asks less.
+TEST_F(AuthoredShare, ThresholdComesFromThePack) {
+  std::vector<kaudit::rules::Finding> findings;
+  const auto doc = summarize({{kCublasLt, "nvjet_tst", 600}, {kTriton, "half_kernel", 400}}, findings, 0.3);
+  if (doc["status"] == "unavailable") GTEST_SKIP() << "kaudit built without the trace model";
+  EXPECT_EQ(ids(findings), (std::set<std::string>{})) << doc.dump();
 }
 
 }  // namespace
