@@ -3,6 +3,7 @@
 // through every alias form the Python front resolves.
 #include "analyzer/checks/factories.h"
 #include "analyzer/checks/pattern_helpers.h"
+#include "analyzer/checks/value_flow.h"
 
 #include <algorithm>
 #include <regex>
@@ -26,7 +27,16 @@ const CheckInfo kInfo{
     "import matmul as mm`, `mm = torch.matmul`, `getattr(torch, \"mat\" + \"mul\")`, macros such as "
     "cublasSgemm for cublasSgemm_v2) and the message names the path that led to the op. A call that is not "
     "reachable from forward is still reported, with low confidence: the trace decides whether it ran during "
-    "timed calls.",
+    "timed calls."
+    "\n\n**Confidence.** High: the banned op runs on forward's path and its result can become part "
+    "of the output, through any alias. Medium: it runs once, in __init__ or at import (a weight "
+    "transformed by the library is still library math). Low: it is unreachable from forward, only "
+    "behind a switch that is off in a graded run (`if TUNING:` with TUNING read from an unset "
+    "variable), or its result is only compared with the kernel's (an autotuner's or a "
+    "self-check's oracle); a constructed nn.Linear that forward never calls. Clean "
+    "counter-example: an autotuner whose `_validate(cfg)` computes `torch.topk(x, k)` and keeps a "
+    "configuration only if `torch.equal` says the kernel agrees: low, the output always comes "
+    "from the kernel.",
     "Open the line and follow the alias the message names back to the banned op; then run `kaudit run` and "
     "look in the trace for the library's kernels (nvjet_*, cutlass, cudnn, at::native sort/topk kernels) "
     "during the timed calls."};
@@ -163,12 +173,28 @@ class BannedCallCheck : public Check {
     }
   }
 
+  // Reachability from forward with the conditions on the way: a call that
+  // only runs behind a switch that is off in a graded run, or whose result
+  // is only compared with the kernel's (an autotuner's or a self-check's
+  // oracle), is a low note; the trace says whether it ran while timed.
   void report_py(const Module& m, FindingSink& sink, Node at, std::string message,
                  std::string symbol, std::optional<rules::Confidence> conf = std::nullopt) const {
     Reach r = m.reach_of(at);
-    message += reach_note(r) + ".";
-    sink.report(kInfo, m.file(), at.line(), at.column(), std::move(message), std::move(symbol),
-                conf ? conf : std::optional(confidence_for(r)));
+    message += reach_note(r);
+    std::optional<rules::Confidence> c = conf ? conf : std::optional(confidence_for(r));
+    if (Node guard = dead_branch_guard(m, at); guard.valid()) {
+      message += ", but only behind `" + one_line(guard.text(), 40) +
+                 "`, which is off in a graded run (a tuning or debug switch nobody sets)";
+      c = rules::Confidence::low;
+    } else if (at.type() == "call" || at.type() == "binary_operator") {
+      const ValueFlow flow = follow_value(m, at, ThroughCalls::all);
+      if (flow.only_checked() && flow.checked) {
+        message += ", but its result is only compared with another (a self-check or an autotuner's oracle), "
+                   "never part of what forward returns";
+        c = rules::Confidence::low;
+      }
+    }
+    sink.report(kInfo, m.file(), at.line(), at.column(), std::move(message) + ".", std::move(symbol), c);
   }
 
   // nn.Linear(...) stored as self.fc: is self.fc (or what holds it) called?

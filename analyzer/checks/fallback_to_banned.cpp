@@ -4,6 +4,7 @@
 // matters, and the library then does the work.
 #include "analyzer/checks/pattern_helpers.h"
 #include "analyzer/checks/factories.h"
+#include "analyzer/checks/value_flow.h"
 
 #include <map>
 #include <regex>
@@ -29,7 +30,14 @@ const CheckInfo kInfo{
     "inputs for the library to do the core math; a kernel that fails on the timed shapes but not on the "
     "small test shapes passes correctness on the library's answer. The banned call inside the handler is "
     "also what the banned-op check reports; this finding adds that the submission arranged for it to run "
-    "when its own kernel does not.",
+    "when its own kernel does not."
+    "\n\n**Confidence.** High: an except handler, or a branch on an availability flag set by an "
+    "import or build guard (`if not HAS_TRITON:`), computes the result with a banned op, a helper "
+    "that uses one, or the reference model. Banned math whose result is only compared with the "
+    "kernel's (a verification branch) or that only runs behind a switch off in graded runs is not "
+    "a fallback and is not reported. Medium and low: never. Clean counter-example: `try: ext = "
+    "load_inline(...) except Exception: ext = None` with `if ext is None: return "
+    "triton_kernel(x)`: the fallback is another authored kernel, not reported.",
     "Make the authored kernel raise (or delete the import it guards) and run the submission: if it still "
     "returns correct results, the fallback computes them. With the tracer, look for library kernels "
     "(nvjet_*, cutlass, cunn_*) in the timed calls."};
@@ -136,7 +144,7 @@ class FallbackToBannedCheck : public Check {
     // The banned thing used directly in `scope` (calls and the @ operator), or empty.
     std::string first_banned_in(Node scope) const {
       std::string found;
-      for_each_banned(scope, [&](int, int, const std::string& what) {
+      for_each_banned(scope, [&](Node, const std::string& what) {
         if (found.empty()) found = what;
       });
       return found;
@@ -151,20 +159,31 @@ class FallbackToBannedCheck : public Check {
           auto it = calls_by_span.find(span(n));
           if (it != calls_by_span.end()) {
             std::string what = banned_call(*it->second);
-            if (!what.empty()) f(n.line(), n.column(), what);
+            if (!what.empty() && matters(n)) f(n, what);
           }
         } else if (rules.matmul_operator_banned && (t == "binary_operator" || t == "augmented_assignment")) {
           Node op = n.field("operator");
-          if (op.valid() && (op.type() == "@" || op.type() == "@=" || op.text() == "@" || op.text() == "@="))
-            f(n.line(), n.column(), std::string("the `") + std::string(op.text()) + "` operator");
+          if (op.valid() && (op.type() == "@" || op.type() == "@=" || op.text() == "@" || op.text() == "@=") &&
+              matters(n))
+            f(n, std::string("the `") + std::string(op.text()) + "` operator");
         }
         return true;
       });
     }
 
+    // A banned result that is only compared with another (a self-check's
+    // oracle) or that only runs behind a switch off in graded runs does not
+    // stand in for the kernel's answer.
+    bool matters(Node n) const {
+      if (patterns::dead_branch_guard(m, n).valid()) return false;
+      if (n.type() == "augmented_assignment") return true;
+      const patterns::ValueFlow flow = patterns::follow_value(m, n, patterns::ThroughCalls::all);
+      return !(flow.only_checked() && flow.checked);
+    }
+
     void report_in(Node scope, const std::string& where, FindingSink& sink) const {
-      for_each_banned(scope, [&](int line, int col, const std::string& what) {
-        sink.report(kInfo, m.file(), line, col,
+      for_each_banned(scope, [&](Node at, const std::string& what) {
+        sink.report(kInfo, m.file(), at.line(), at.column(),
                    "The " + where + " computes the result with " + what +
                        ", so the library or the reference does the work whenever the authored kernel fails or is "
                        "missing.",

@@ -5,7 +5,9 @@
 #include "analyzer/checks/factories.h"
 #include "analyzer/checks/pattern_helpers.h"
 
+#include <algorithm>
 #include <regex>
+#include <set>
 
 namespace kaudit::analyzer {
 namespace {
@@ -25,7 +27,18 @@ const CheckInfo kInfo{
     "the reference answers, writing them changes what the harness checks against. Paths under the system's "
     "temporary folder and the submission's own file are not reported, nor are paths computed at run time "
     "unless they climb to a parent folder. C++ file I/O is reported with medium confidence, as its paths are "
-    "not read.",
+    "not read."
+    "\n\n**Confidence.** High: a file of the problem or the harness is opened, written or deleted "
+    "(reference.py, shapes.py, problem.yaml, check.py), or the problem's modules are imported and "
+    "changed (`reference.T = 64`) or read on forward's path (`if b == reference.batch`), "
+    "including through a name computed from them (`_GRADED = {... for s in SHAPES}` then used in "
+    "forward), or imported with a wildcard. Medium: a data file the submission does not ship, a "
+    "listing of the working folder, a path that climbs out of it, C++ file I/O; and "
+    "`shapes.SHAPES` read off the graded path to tune or warm up for the graded shapes "
+    "(benchmark-aware). Low (suspicious): the problem's modules imported where nothing forward "
+    "runs reads or writes them (a get_inputs helper that calls reference.get_inputs()). Clean "
+    "counter-example: `def get_inputs(): import reference; return reference.get_inputs()` in the "
+    "solution: low.",
     "Open the line and work out the path; `kaudit run` hashes the problem's files before and after the run "
     "and runs the submission in a fresh folder, so a changed or missing file is visible there."};
 
@@ -193,7 +206,7 @@ class ForeignFileAccessCheck : public Check {
       }
     }
 
-    // import shapes, from reference import Model, sys.path pointing at parent folders.
+    // import shapes, from reference import Model: judged by what the names do.
     m.walk([&](Node n) {
       const auto t = n.type();
       if (t == "import_statement" || t == "import_from_statement") {
@@ -201,9 +214,8 @@ class ForeignFileAccessCheck : public Check {
         static const std::regex rel(R"(^from\s+\.+\s+import\s+.*\b(shapes|reference)\b)");
         const std::string text(n.text());
         std::smatch sm;
-        if (std::regex_search(text, sm, re) || std::regex_search(text, sm, rel))
-          report(n, "`" + one_line(text, 50) + "` imports the problem's or harness's module " + sm[2].str(),
-                 sm[2].str(), rules::Confidence::high);
+        if (std::regex_search(text, sm, re)) check_harness_import(m, n, sm[2].str(), sink);
+        else if (std::regex_search(text, sm, rel)) check_harness_import(m, n, sm[1].str(), sink);
         return false;
       }
       return true;
@@ -227,6 +239,138 @@ class ForeignFileAccessCheck : public Check {
       if (name && (*name == "shapes" || *name == "reference"))
         report(c.node, c.qualified + " imports the problem's module " + *name, *name, rules::Confidence::high);
     }
+  }
+
+  // The names an import statement binds: `reference` for `import reference`,
+  // `R` for `import reference as R`, `M`, `N` for `from reference import M, N`;
+  // "*" for a wildcard.
+  static std::vector<std::string> bound_names(Node stmt) {
+    std::vector<std::string> out;
+    const bool from = stmt.type() == "import_from_statement";
+    Node module_name = stmt.field("module_name");
+    for (const Node& child : stmt.named_children()) {
+      if (from && module_name.valid() && child == module_name) continue;
+      if (child.type() == "aliased_import") {
+        Node alias = child.field("alias");
+        if (alias.valid()) out.emplace_back(alias.text());
+      } else if (child.type() == "dotted_name") {
+        out.push_back(from ? std::string(child.text()) : root_identifier(child.text()));
+      } else if (child.type() == "wildcard_import") {
+        out.emplace_back("*");
+      }
+    }
+    return out;
+  }
+
+  // Whether the use `id` of a harness module's name changes the module's
+  // state: reference.T = 64, setattr(shapes, ...), SHAPES.append(...), SHAPES[0] = ...
+  static bool writes_through(const Module& m, Node id) {
+    Node p = id.parent();
+    if (!p.valid()) return false;
+    if ((p.type() == "attribute" && p.field("object") == id) || (p.type() == "subscript" && p.field("value") == id)) {
+      Node up = p.parent();
+      if (up.valid() && (up.type() == "assignment" || up.type() == "augmented_assignment") && up.field("left").contains(p))
+        return true;
+      if (up.valid() && up.type() == "delete_statement") return true;
+      if (p.type() == "attribute" && up.valid() && up.type() == "call") {
+        static const char* kMutators[] = {"append", "extend", "insert", "pop", "remove", "clear", "update",
+                                          "setdefault", "__setitem__", "__setattr__", "sort", "reverse"};
+        const auto a = p.field("attribute").text();
+        for (const char* mut : kMutators)
+          if (a == mut) return true;
+      }
+    }
+    if (p.type() == "argument_list") {
+      Node call = p.parent();
+      auto q = call.valid() ? m.qualified_name(call.field("function")) : std::nullopt;
+      auto args = call.valid() ? call.positional_args() : std::vector<Node>{};
+      if (q && (*q == "setattr" || *q == "delattr" || *q == "builtins.setattr") && !args.empty() && args[0] == id)
+        return true;
+    }
+    return false;
+  }
+
+  static bool binding_position(Node id) {
+    Node p = id.parent();
+    if (!p.valid()) return true;
+    const auto t = p.type();
+    if (t == "attribute") return !(p.field("object") == id);
+    if (t == "keyword_argument") return p.field("name") == id;
+    if (t == "dotted_name" || t == "aliased_import" || t == "parameters" || t == "default_parameter") return true;
+    return (t == "assignment" || t == "for_statement") && p.field("left") == id;
+  }
+
+  struct HarnessUse {
+    Node write;        // a use that changes the module's state
+    Node graded_read;  // a use on forward's path
+    Node other_use;    // any other use
+  };
+
+  // Every use of the names `stmt` binds, and of names computed from them
+  // (`_GRADED = {... for s in SHAPES}`), within the import's scope.
+  static HarnessUse harness_uses(const Module& m, Node stmt, std::vector<std::string> names) {
+    HarnessUse u;
+    const python::FunctionDef* f = m.enclosing_function(stmt);
+    Node scope = f ? f->node : m.root();
+    std::set<std::string> tainted(names.begin(), names.end());
+    for (size_t round = 0; round < 8; ++round) {  // names derived from names derived from the import
+      const size_t before = tainted.size();
+      m.walk(scope, [&](Node n) {
+        if (n.type() != "assignment" || tainted.size() > 64) return true;
+        Node left = n.field("left"), right = n.field("right");
+        if (!left.valid() || !right.valid() || left.type() != "identifier") return true;
+        bool mentions = false;
+        m.walk(right, [&](Node r) {
+          if (r.type() == "identifier" && tainted.count(std::string(r.text())) && !binding_position(r)) mentions = true;
+          return !mentions;
+        });
+        if (mentions) tainted.insert(std::string(left.text()));
+        return true;
+      });
+      if (tainted.size() == before) break;
+    }
+    m.walk(scope, [&](Node n) {
+      if (n.type() == "import_statement" || n.type() == "import_from_statement") return false;
+      if (n.type() != "identifier" || !tainted.count(std::string(n.text())) || binding_position(n)) return true;
+      if (writes_through(m, n)) {
+        if (!u.write.valid()) u.write = n;
+      } else if (const Reach r = m.reach_of(n); r == Reach::forward || r == Reach::unknown) {
+        if (!u.graded_read.valid()) u.graded_read = n;
+      } else if (!u.other_use.valid()) {
+        u.other_use = n;
+      }
+      return true;
+    });
+    return u;
+  }
+
+  // Importing the problem's modules is a cheat when the import changes
+  // their state or forward reads them; reading the graded shapes elsewhere
+  // (a warm-up at import, a tuning table) is benchmark-aware; an import that
+  // nothing graded reaches (a get_inputs helper) is a note.
+  void check_harness_import(const Module& m, Node stmt, const std::string& module, FindingSink& sink) const {
+    auto report = [&](const std::string& msg, rules::Confidence conf, rules::Category cat) {
+      sink.report(kInfo, m.file(), stmt.line(), stmt.column(), msg + reach_note(m.reach_of(stmt)) + ".", module, conf,
+                  cat);
+    };
+    const std::string head = "`" + one_line(stmt.text(), 50) + "` imports the problem's or harness's module " + module;
+    const auto names = bound_names(stmt);
+    if (std::find(names.begin(), names.end(), "*") != names.end())
+      return report(head + " with a wildcard", rules::Confidence::high, rules::Category::cheat);
+    const HarnessUse u = harness_uses(m, stmt, names);
+    auto at = [](Node n) { return " (line " + std::to_string(n.line()) + ": `" + one_line(n.parent().text(), 40) + "`)"; };
+    if (u.write.valid())
+      return report(head + " and changes its state" + at(u.write), rules::Confidence::high, rules::Category::cheat);
+    if (u.graded_read.valid())
+      return report(head + " and reads it where forward runs" + at(u.graded_read), rules::Confidence::high,
+                    rules::Category::cheat);
+    if (module == "shapes" && u.other_use.valid())
+      return report(head + " and reads the graded shapes off the graded path, to tune or warm up for them" +
+                        at(u.other_use),
+                    rules::Confidence::medium, rules::Category::benchmark_aware);
+    report(head + ", but nothing forward runs reads it or writes it" +
+               (u.other_use.valid() ? at(u.other_use) : std::string(" (never used)")),
+           rules::Confidence::low, rules::Category::suspicious);
   }
 
   void run_cxx(const Submission& s, FindingSink& sink) const {

@@ -5,6 +5,7 @@
 #include "analyzer/checks/pattern_helpers.h"
 
 #include <regex>
+#include <set>
 
 namespace kaudit::analyzer {
 namespace {
@@ -23,7 +24,16 @@ const CheckInfo kInfo{
     "(gc.get_objects, gc.get_referrers), or strings naming the harness's files (benchmark.py, check.py, "
     "eval.py, kernelbench). Such code can tell a correctness check from a timed run and behave differently "
     "in each, or find the reference's tensors and answers. Environment reads are reported with medium "
-    "confidence: they are sometimes configuration, but they can differ between checking and timing.",
+    "confidence: they are sometimes configuration, but they can differ between checking and timing."
+    "\n\n**Confidence.** High: the call stack or frames are read (inspect, sys._getframe, f_back), "
+    "every live object is enumerated (gc.get_objects), a string names the harness's files "
+    "(benchmark.py, check.py, kernelbench), or an environment variable whose name is the "
+    "harness's (BENCH, EVAL, CHECK, PYTEST, KERNELBENCH...) is read. Medium: sys.argv, the whole "
+    "environment, and an environment variable whose value decides a branch that computes or "
+    "checks differently (which kernels run, whether outputs are verified). Low (suspicious): an "
+    "environment variable read as a tuning knob, whose value only picks a configuration (a tile "
+    "size, a split count, a warp count, a debug print). Clean counter-example: `NITER = "
+    "int(os.environ.get(\"KDA_NITER\", \"4\"))` used as a constexpr iteration count: low.",
     "Open the line and follow what the inspected value decides: a branch on a file name, an argv entry or "
     "an environment variable that changes what is computed confirms it. `kaudit run` runs every phase with "
     "a scrubbed environment and its own harness file names."};
@@ -127,10 +137,10 @@ class HarnessSniffingCheck : public Check {
           c.qualified == "os.environ.__getitem__") {
         auto args = c.node.positional_args();
         auto name = args.empty() ? std::nullopt : m.constant_string(args[0]);
-        report(c.node,
-               c.qualified + " reads the environment variable " + (name ? *name : std::string("(computed name)")) +
-                   ", which can differ between checking and timing",
-               c.qualified, env_confidence(name));
+        report_env(m, sink, c.node,
+                   c.qualified + " reads the environment variable " +
+                       (name ? *name : std::string("(computed name)")),
+                   c.qualified, name);
       }
     }
 
@@ -148,7 +158,7 @@ class HarnessSniffingCheck : public Check {
           return false;
         }
         if (q && *q == "os.environ") {
-          check_environ(m, n, report);
+          check_environ(m, n, report, sink);
           return false;
         }
         if (t == "attribute") {
@@ -186,6 +196,143 @@ class HarnessSniffingCheck : public Check {
     });
   }
 
+  // Calls whose result is a configuration value, not a computation: type
+  // conversions, min/max, environment reads, string tidying.
+  static bool config_call(const Module& m, Node call) {
+    Node fn = call.field("function");
+    std::string name;
+    if (auto q = m.qualified_name(fn)) {
+      if (*q == "os.environ.get" || *q == "os.getenv") return true;
+      name = std::string(last_component(*q));
+    } else if (fn.valid() && fn.type() == "attribute") {
+      name = std::string(fn.field("attribute").text());
+    } else if (fn.valid()) {
+      name = std::string(fn.text());
+    }
+    static const char* kConfig[] = {"int", "float", "str", "bool", "min", "max", "len", "tuple", "list", "dict",
+                                    "abs", "round", "get", "lower", "upper", "strip", "split", "print", "add",
+                                    "append", "update", "setdefault", "next_power_of_2", "cdiv", "warn", "debug",
+                                    "info", "warning"};
+    for (const char* c : kConfig)
+      if (name == c) return true;
+    return false;
+  }
+
+  static bool config_expression(const Module& m, Node e) {
+    bool ok = true;
+    m.walk(e, [&](Node n) {
+      if (!ok) return false;
+      if (n.type() == "call" && !config_call(m, n)) ok = false;
+      if (n.type() == "lambda" || n.type() == "await" || n.type() == "yield") ok = false;
+      return ok;
+    });
+    return ok;
+  }
+
+  // Whether an arm of a branch only picks configuration values (assigns or
+  // returns them, prints, keeps a note), rather than computing or checking.
+  static bool config_arm(const Module& m, Node block) {
+    if (!block.valid()) return true;
+    if (block.type() != "block") return config_expression(m, block);
+    for (const auto& st : block.named_children()) {
+      const auto t = st.type();
+      if (t == "comment" || t == "pass_statement") continue;
+      if (t == "expression_statement" || t == "return_statement") {
+        for (const auto& e : st.named_children()) {
+          Node v = e.type() == "assignment" || e.type() == "augmented_assignment" ? e.field("right") : e;
+          if (v.valid() && !config_expression(m, v)) return false;
+        }
+        continue;
+      }
+      if (t == "if_statement") {
+        if (!config_arm(m, st.field("consequence"))) return false;
+        for (const auto& alt : st.named_children()) {
+          if (alt.type() == "elif_clause" && !config_arm(m, alt.field("consequence"))) return false;
+          if (alt.type() == "else_clause" && !config_arm(m, alt.field("body"))) return false;
+        }
+        continue;
+      }
+      return false;
+    }
+    return true;
+  }
+
+  // The branch an environment value decides that computes or checks
+  // differently, followed through the names (and self attributes) it is
+  // assigned to; invalid when the value only picks configurations.
+  static Node deciding_branch(const Module& m, Node read) {
+    std::set<std::string> tainted;
+    auto mentions = [&](Node e) {
+      if (e.contains(read)) return true;
+      bool hit = false;
+      m.walk(e, [&](Node n) {
+        if (hit) return false;
+        if ((n.type() == "identifier" || n.type() == "attribute") && tainted.count(std::string(n.text()))) hit = true;
+        return !hit && n.type() != "attribute";
+      });
+      return hit;
+    };
+    for (size_t round = 0; round < 8; ++round) {
+      const size_t before = tainted.size();
+      m.walk([&](Node n) {
+        if (n.type() != "assignment" || tainted.size() > 64) return true;
+        Node left = n.field("left"), right = n.field("right");
+        if (left.valid() && right.valid() && (left.type() == "identifier" || left.type() == "attribute") &&
+            mentions(right))
+          tainted.insert(std::string(left.text()));
+        return true;
+      });
+      if (tainted.size() == before) break;
+    }
+    Node found;
+    m.walk([&](Node n) {
+      if (found.valid()) return false;
+      const auto t = n.type();
+      if (t == "if_statement" || t == "while_statement") {
+        Node cond = n.field("condition");
+        if (!cond.valid() || !mentions(cond)) return true;
+        bool config = t == "if_statement" && config_arm(m, n.field("consequence"));
+        for (const auto& alt : n.named_children()) {
+          if (alt.type() == "elif_clause") config = config && config_arm(m, alt.field("consequence"));
+          if (alt.type() == "else_clause") config = config && config_arm(m, alt.field("body"));
+        }
+        if (!config) found = n;
+      } else if (t == "conditional_expression") {
+        auto kids = n.named_children();
+        if (kids.size() == 3 && mentions(kids[1]) &&
+            !(config_expression(m, kids[0]) && config_expression(m, kids[2])))
+          found = n;
+      }
+      return true;
+    });
+    return found;
+  }
+
+  // An environment read: by a harness's variable name it is a cheat; else a
+  // lead only when the value decides a branch that computes or checks
+  // differently; a knob that only picks tile sizes or a split count is a note.
+  void report_env(const Module& m, FindingSink& sink, Node at, const std::string& what, const std::string& symbol,
+                  const std::optional<std::string>& name) const {
+    const std::string where = reach_note(m.reach_of(at));
+    if (env_confidence(name) == rules::Confidence::high) {
+      sink.report(kInfo, m.file(), at.line(), at.column(),
+                  what + ", which names the harness and can differ between checking and timing" + where + ".", symbol,
+                  rules::Confidence::high);
+      return;
+    }
+    Node branch = deciding_branch(m, at);
+    if (branch.valid()) {
+      sink.report(kInfo, m.file(), at.line(), at.column(),
+                  what + ", which decides what the branch at line " + std::to_string(branch.line()) +
+                      " computes or checks, and can differ between checking and timing" + where + ".",
+                  symbol, rules::Confidence::medium);
+      return;
+    }
+    sink.report(kInfo, m.file(), at.line(), at.column(),
+                what + " as a tuning knob: its value only picks a configuration, never what is computed" + where + ".",
+                symbol, rules::Confidence::low, rules::Category::suspicious);
+  }
+
   static rules::Confidence env_confidence(const std::optional<std::string>& name) {
     if (!name) return rules::Confidence::medium;
     static const std::regex harness(R"(BENCH|TIMING|EVAL|CHECK|PYTEST|KERNELBENCH|HARNESS|GRADER|SCORE)",
@@ -194,17 +341,16 @@ class HarnessSniffingCheck : public Check {
   }
 
   template <class Report>
-  void check_environ(const Module& m, Node n, Report& report) const {
+  void check_environ(const Module& m, Node n, Report& report, FindingSink& sink) const {
     Node parent = n.parent();
     // os.environ["X"] = ... and os.environ.setdefault(...) configure, they do not read.
     if (parent.valid() && parent.type() == "subscript") {
       Node assign = parent.parent();
       if (assign.valid() && assign.type() == "assignment" && assign.field("left").contains(parent)) return;
       auto name = m.constant_string(parent.field("subscript"));
-      report(parent,
-             "os.environ[" + (name ? "\"" + *name + "\"" : std::string("...")) +
-                 "] reads an environment variable, which can differ between checking and timing",
-             "os.environ", env_confidence(name));
+      report_env(m, sink, parent,
+                 "os.environ[" + (name ? "\"" + *name + "\"" : std::string("...")) + "] reads an environment variable",
+                 "os.environ", name);
       return;
     }
     if (parent.valid() && parent.type() == "attribute") {
@@ -219,9 +365,7 @@ class HarnessSniffingCheck : public Check {
     if (parent.valid() && parent.type() == "comparison_operator") {
       auto kids = parent.named_children();
       auto name = kids.empty() ? std::nullopt : m.constant_string(kids[0]);
-      report(parent,
-             "`" + one_line(parent.text(), 40) + "` tests the environment, which can differ between checking and timing",
-             "os.environ", env_confidence(name));
+      report_env(m, sink, parent, "`" + one_line(parent.text(), 40) + "` tests the environment", "os.environ", name);
       return;
     }
     report(n, "os.environ is read as a whole, which can differ between checking and timing", "os.environ",

@@ -5,6 +5,9 @@
 
 #include "analyzer/checks/factories.h"
 #include "analyzer/checks/pattern_helpers.h"
+#include "analyzer/checks/value_flow.h"
+
+#include <regex>
 
 namespace kaudit::analyzer {
 namespace {
@@ -23,7 +26,19 @@ const CheckInfo kInfo{
     "(under `if self.out is None`) and returned on every later call. The benchmark hands over the same "
     "tensors on every timed call, so such a cache turns the timed calls into no work at all, and the "
     "answer is wrong as soon as new values arrive in the same memory. In C++, static tensors and maps "
-    "keyed on pointers are reported as suspicious: they are where such caches live.",
+    "keyed on pointers are reported as suspicious: they are where such caches live."
+    "\n\n**Confidence.** High (cheat): a value stored under an identity key (data_ptr, id, `is`, "
+    "_version) or computed once under `if self.out is None`, is handed back as what forward "
+    "returns, directly, through a helper's return, or as a view or clone of it; following the "
+    "data decides, whatever the key is (an output stored under the weight's address is a cheat "
+    "too). Medium: a buffer allocated once and rewritten by every call (benchmark-aware: callers "
+    "share one output), an identity-keyed store whose use was not traced, a returned attribute "
+    "forward never computes. Low: an identity-keyed cache whose value forward only computes with "
+    "(a prepacked or padded weight, a TMA descriptor, an index schedule derived from a metadata "
+    "tensor), and a buffer refilled in place. In C++, static tensors and pointer-keyed maps are "
+    "medium suspicious. Clean counter-example: `_packed_weight(w)` keyed on `(w.data_ptr(), "
+    "w._version)` returning a transposed copy that the GEMM kernel reads while writing a new "
+    "output: low.",
     "Open the line, find what is stored under the key and whether forward returns it without running a "
     "kernel; then run `kaudit run`: the `rewrite` probe writes new values into the same tensors, and a "
     "cache keyed on identity returns the old answer there."};
@@ -86,12 +101,24 @@ std::string stored_return(const Module& m, Node scope, const std::string& contai
       return true;
     });
   }
+  // `return hit`, `return hit.clone()`, `return hit[0], hit[1]`: the stored
+  // value itself, or a view or copy of it, handed back.
+  static const std::regex view_of(
+      R"(^\(?\s*([A-Za-z_]\w*)((\.(clone|contiguous|detach|view|reshape|to|float|t)\([^()]*\))|(\[[^\]]*\])|\.(values|indices))*\s*\)?$)");
   for (const auto& r : return_texts(m, scope)) {
     std::string_view v = std::string_view(r).substr(std::min<size_t>(r.size(), 7));  // after "return "
     if (!container.empty() && v.find(container) != std::string_view::npos) return one_line(r);
     if (container.empty() && v.starts_with("self.")) return one_line(r);
     while (!v.empty() && (v.back() == ' ' || v.back() == ';')) v.remove_suffix(1);
-    if (aliases.count(std::string(v))) return one_line(r);
+    size_t start = 0;
+    for (size_t i = 0; i <= v.size(); ++i) {
+      if (i < v.size() && v[i] != ',') continue;
+      std::string part(v.substr(start, i - start));
+      start = i + 1;
+      part.erase(0, part.find_first_not_of(' '));
+      std::smatch sm;
+      if (std::regex_match(part, sm, view_of) && aliases.count(sm[1].str())) return one_line(r);
+    }
   }
   return {};
 }
@@ -215,8 +242,23 @@ class OutputCachedCheck : public Check {
                       (container.empty() ? " to decide whether to reuse earlier results"
                                          : " as a key into " + container);
     if (!ret.empty()) {
-      msg += " and returns the stored value (`" + ret + "`)" + reach_note(m.reach_of(at)) + ".";
-      sink.report(kInfo, m.file(), at.line(), at.column(), msg, use.what);
+      // A helper that hands back its stored value is a cache of a result only
+      // when that value reaches what forward returns; a prepacked weight, a
+      // descriptor or an index schedule is computed with, and the output is
+      // new on every call.
+      const bool in_forward = !m.model_class() || m.model_forward() == &f;
+      const ValueFlow flow = in_forward ? ValueFlow{} : follow_return(m, f, ThroughCalls::views_only);
+      if (in_forward || flow.returned_by_forward || flow.returned_unresolved) {
+        msg += " and returns the stored value (`" + ret + "`)" +
+               (in_forward ? std::string() : ", which forward returns") + reach_note(m.reach_of(at)) + ".";
+        sink.report(kInfo, m.file(), at.line(), at.column(), msg, use.what);
+      } else {
+        msg += " and returns the stored value (`" + ret + "`), which forward only computes with (a prepacked " +
+               "weight, a descriptor, an index schedule), never returns: its output is computed in the call" +
+               reach_note(m.reach_of(at)) + ".";
+        sink.report(kInfo, m.file(), at.line(), at.column(), msg, use.what, rules::Confidence::low,
+                    rules::Category::suspicious);
+      }
     } else {
       msg += "; check what it stores (an output is a cheat, a descriptor keyed on the address is not)" +
              reach_note(m.reach_of(at)) + ".";
@@ -244,56 +286,104 @@ class OutputCachedCheck : public Check {
     }
   }
 
-  void check_returned_attribute(const Module& m, const python::FunctionDef& f, Node ret, const std::string& attr,
-                                FindingSink& sink) const {
-    Node guard;             // the if that computes it only once
+  // Whether `n` hands storage to something that writes it: an argument of a
+  // call (a kernel launch, torch.add(..., out=attr)), the receiver of an
+  // in-place method (attr.zero_()), or the target of a subscript assignment.
+  static bool written_at(Node n) {
+    Node p = n.parent();
+    if (!p.valid()) return false;
+    if (p.type() == "argument_list" || p.type() == "keyword_argument") return true;
+    if (p.type() == "attribute") {
+      Node a = p.field("attribute");
+      Node pp = p.parent();
+      if (a.valid() && a.text().ends_with("_") && pp.valid() && pp.type() == "call") return true;
+    }
+    return p.type() == "subscript" && p.parent().valid() && p.parent().type() == "assignment" &&
+           p.parent().field("left").contains(n);
+  }
+
+  // An allocation that holds no result yet: torch.empty(...), x.new_zeros(...).
+  static bool is_allocation(const Module& m, Node rhs) {
+    if (!rhs.valid() || rhs.type() != "call") return false;
+    static const char* kAlloc[] = {"empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like",
+                                   "full_like", "new_empty", "new_zeros", "new_ones", "new_full", "empty_strided"};
+    Node fn = rhs.field("function");
+    std::string name;
+    if (auto q = m.qualified_name(fn)) name = std::string(last_component(*q));
+    else if (fn.valid() && fn.type() == "attribute") name = std::string(fn.field("attribute").text());
+    for (const char* a : kAlloc)
+      if (name == a) return true;
+    return false;
+  }
+
+  struct AttributeUse {
+    Node guard;                      // the if that sets it only once
     bool assigned_unguarded = false;
     bool assigned_in_guard = false;
-    bool written_each_call = false;  // passed to a call or written in place outside the guard
+    bool allocated_only = true;      // every assignment in the guard is an allocation
+    bool written_each_call = false;  // written outside the guard, directly or through a local alias
+    bool written_in_guard = false;
+  };
+
+  AttributeUse attribute_use(const Module& m, const python::FunctionDef& f, Node ret, const std::string& attr) const {
+    AttributeUse u;
+    std::set<std::string> aliases;  // `out = self.out` outside the guard
     m.walk(f.node, [&](Node n) {
       const auto t = n.type();
-      if (t == "if_statement") {
+      if (t == "if_statement" && !u.guard.valid()) {
         Node cond = n.field("condition");
         const std::string_view c = cond.valid() ? cond.text() : std::string_view{};
         const std::string bare = attr.substr(5);
         if ((c.find(attr) != std::string_view::npos && (c.find("None") != std::string_view::npos || c.starts_with("not "))) ||
             (c.find("hasattr") != std::string_view::npos && c.find("\"" + bare + "\"") != std::string_view::npos) ||
             (c.find("hasattr") != std::string_view::npos && c.find("'" + bare + "'") != std::string_view::npos))
-          if (!guard.valid()) guard = n;
+          u.guard = n;
       }
+      const bool in_guard = u.guard.valid() && u.guard.contains(n);
       if (t == "assignment" || t == "augmented_assignment") {
         Node left = n.field("left");
+        Node right = n.field("right");
         if (left.valid() && left.text() == attr) {
-          if (guard.valid() && guard.contains(n)) assigned_in_guard = true;
-          else assigned_unguarded = true;
+          if (in_guard) {
+            u.assigned_in_guard = true;
+            u.allocated_only = u.allocated_only && t == "assignment" && is_allocation(m, right);
+          } else {
+            u.assigned_unguarded = true;
+          }
         }
+        if (!in_guard && left.valid() && left.type() == "identifier" && right.valid() && right.text() == attr)
+          aliases.insert(std::string(left.text()));
       }
-      if ((t == "attribute" && n.text() == attr) && !(guard.valid() && guard.contains(n)) && !ret.contains(n)) {
-        Node p = n.parent();
-        if (p.valid() && (p.type() == "argument_list" || p.type() == "keyword_argument")) written_each_call = true;
-        if (p.valid() && p.type() == "attribute") {
-          Node a = p.field("attribute");
-          Node pp = p.parent();
-          if (a.valid() && a.text().ends_with("_") && pp.valid() && pp.type() == "call") written_each_call = true;
-        }
-        if (p.valid() && p.type() == "subscript" && p.parent().valid() && p.parent().type() == "assignment" &&
-            p.parent().field("left").contains(n))
-          written_each_call = true;
-      }
+      const bool names_it = (t == "attribute" && n.text() == attr) || (t == "identifier" && aliases.count(std::string(n.text())));
+      if (names_it && !ret.contains(n) && written_at(n)) (in_guard ? u.written_in_guard : u.written_each_call) = true;
       return true;
     });
-    if (assigned_unguarded) return;
-    if (assigned_in_guard && written_each_call) {
+    return u;
+  }
+
+  void check_returned_attribute(const Module& m, const python::FunctionDef& f, Node ret, const std::string& attr,
+                                FindingSink& sink) const {
+    const AttributeUse u = attribute_use(m, f, ret, attr);
+    if (u.assigned_unguarded) return;
+    const std::string cond = u.guard.valid() ? one_line(u.guard.field("condition").text(), 40) : std::string();
+    if (u.assigned_in_guard && u.written_each_call) {
+      // A buffer allocated once and rewritten by every call: the output is
+      // new, the storage is shared (the output-reused probe confirms it).
       sink.report(kInfo, m.file(), ret.line(), ret.column(),
-                  "forward returns the same tensor " + attr + " on every call (allocated once under `" +
-                      one_line(guard.field("condition").text(), 40) + "` and refilled), so callers share one output buffer.",
+                  "forward returns the same tensor " + attr + " on every call (allocated once under `" + cond +
+                      "` and refilled), so callers share one output buffer.",
                   attr, rules::Confidence::medium, rules::Category::benchmark_aware);
-    } else if (assigned_in_guard) {
+    } else if (u.assigned_in_guard && u.allocated_only && !u.written_in_guard) {
       sink.report(kInfo, m.file(), ret.line(), ret.column(),
-                  "forward returns " + attr + ", which is computed only on the first call (under `" +
-                      one_line(guard.field("condition").text(), 40) + "`) and then returned whatever the inputs.",
+                  "forward returns " + attr + ", allocated once under `" + cond +
+                      "`; no write to it was found in forward (a helper may fill it): check that every call writes it.",
+                  attr, rules::Confidence::medium, rules::Category::suspicious);
+    } else if (u.assigned_in_guard) {
+      sink.report(kInfo, m.file(), ret.line(), ret.column(),
+                  "forward returns " + attr + ", which is " + (u.allocated_only ? "filled" : "computed") +
+                      " only on the first call (under `" + cond + "`) and then returned whatever the inputs.",
                   attr);
-    } else if (!written_each_call) {
+    } else if (!u.written_each_call) {
       sink.report(kInfo, m.file(), ret.line(), ret.column(),
                   "forward returns " + attr + ", which forward never computes: it is set elsewhere and returned "
                   "whatever the inputs.",
