@@ -33,6 +33,11 @@ void add_audit_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--no-trace", a->no_trace, "run CUDA submissions without the tracer");
   cmd->add_flag("--expect", a->expect, "exit 1 unless every verdict matches the manifest's expectation");
   cmd->add_flag("-q,--quiet", a->options.quiet, "no progress lines");
+  cmd->add_option("--min-free-gib", a->options.min_free_gib,
+                  "free space under $TMPDIR (or /tmp) a run needs to start beside others; short of it, it runs "
+                  "alone, and not at all when even then there is too little (infrastructure-error)")
+      ->check(CLI::Range(0.0, 1e6))
+      ->capture_default_str();
   cmd->add_flag("--unsafe-no-sandbox", a->options.unsafe_no_sandbox,
                 "run submissions as your own user, without the sandbox (only where none can be had; recorded)");
   cmd->callback([a, &exit_code] {
@@ -52,6 +57,9 @@ void add_audit_command(CLI::App& app, int& exit_code) {
       std::cout << items.size() << " submission(s): " << c["clean"] << " clean, " << c["benchmark-aware"]
                 << " benchmark-aware, " << c["cheat"] << " cheat, " << c["not-run"] << " not run, " << c["unverified"]
                 << " unverified\n";
+      if (c.value("infrastructure-error", 0) > 0)
+        std::cout << c["infrastructure-error"] << " run(s) failed for the machine, not the submission "
+                  << "(infrastructure-error): audit the batch again to redo them\n";
       if (summary.contains("expectations"))
         std::cout << summary["expectations"]["matched"] << " of " << summary["expectations"]["of"]
                   << " verdicts match the manifest\n";

@@ -32,6 +32,7 @@ BatchPlan make_batch_plan(const std::vector<AuditItem>& items, const AuditOption
   plan.python = o.python;
   plan.trials = o.trials;
   plan.unsafe_no_sandbox = o.unsafe_no_sandbox;
+  plan.min_free_bytes = static_cast<std::uintmax_t>(o.min_free_gib * 1024.0 * 1024.0 * 1024.0);
   // Refused before anything runs: no submission runs unisolated unless asked.
   if (plan.device != "none" && !o.unsafe_no_sandbox && !run::sandbox_support().available)
     throw std::runtime_error("cannot isolate submissions: " + run::sandbox_support().why_not +
@@ -84,9 +85,11 @@ std::vector<json> run_jobs(const std::vector<AuditItem>& items, const std::vecto
   const int jobs = std::max(1, std::min<int>(o.jobs, static_cast<int>(items.size())));
   std::vector<JobSlot> slots(static_cast<std::size_t>(jobs));
   std::map<std::string, std::shared_ptr<run::DeviceTurns>> turns;
+  const auto gate = jobs > 1 ? std::make_shared<BatchGate>() : nullptr;
   for (int w = 0; w < jobs; ++w) {
     JobSlot& s = slots[static_cast<std::size_t>(w)];
     s.gpu = o.gpus.empty() ? std::string() : o.gpus[static_cast<std::size_t>(w) % o.gpus.size()];
+    s.gate = gate;
     if (jobs > 1) {
       auto& t = turns[s.gpu];
       if (!t) t = std::make_shared<run::DeviceTurns>();
@@ -117,6 +120,11 @@ json count_integrity(const json& entries) {
   json counts = {{"clean", 0}, {"benchmark-aware", 0}, {"cheat", 0}, {"not-run", 0}, {"unverified", 0}};
   for (const auto& e : entries)
     counts[e["integrity"].get<std::string>()] = counts.value(e["integrity"].get<std::string>(), 0) + 1;
+  // Not an integrity: runs the machine made fail (audit/environment.h).
+  counts["infrastructure-error"] = 0;
+  for (const auto& e : entries)
+    if (e.value("result", "") == "infrastructure-error")
+      counts["infrastructure-error"] = counts["infrastructure-error"].get<int>() + 1;
   return counts;
 }
 

@@ -25,6 +25,9 @@ struct AuditOptions {
   std::optional<int> trials;      // timed calls per mode, for quick batches
   bool quiet = false;
   bool unsafe_no_sandbox = false;  // run submissions without the sandbox (run/sandbox.h)
+  // Free space a run needs under the workspace root ($TMPDIR or /tmp) to
+  // start beside others; short of it, it waits to run alone (audit/environment.h).
+  double min_free_gib = 2.0;
 };
 
 // Runs the batch, writes OUT_DIR/<key>/{submission,analysis,run,verdict}.json,

@@ -1,5 +1,7 @@
 #include "audit/submission_audit.h"
 
+#include "audit/environment.h"
+
 #include "evidence/json_file.h"
 #include "evidence/schemas.h"
 #include "evidence/verdict_document.h"
@@ -129,14 +131,28 @@ std::optional<StaticEvidence> StaticStage::analyze(const AuditItem& item) {
   return static_evidence_of(*doc);
 }
 
-// The run of a submission that can run and has none saved (or --force):
-// made now and written as run.json; else the saved one, if any.
+// The run of a submission that can run and has none saved (or --force, or
+// `redo`: the saved one failed for the environment): made now and written
+// as run.json; else the saved one, if any.
 std::optional<RunEvidence> run_evidence(const AuditItem& item, const BatchPlan& plan, const JobSlot& slot,
-                                        bool runnable, SubmissionOutcome& out) {
+                                        bool runnable, bool redo, SubmissionOutcome& out) {
   const fs::path path = plan.out_dir / item.key / "run.json";
-  if (!runnable || (!plan.force && fs::exists(path))) return saved_run(path);
+  if (!runnable || (!plan.force && !redo && fs::exists(path))) return saved_run(path);
   try {
-    const run::RunResult result = run::run_protocol(run_options(item, plan, slot));
+    // A run that could not even start for the machine's sake (no space for
+    // its workspace...) is retried like one that failed for it.
+    const auto attempt = [&] {
+      try {
+        return run::run_protocol(run_options(item, plan, slot));
+      } catch (const std::exception& e) {
+        if (!environment_cause(e.what(), false)) throw;
+        run::RunResult r;
+        r.set_error("start", std::string("the run could not start: ") + e.what());
+        return r;
+      }
+    };
+    const run::RunResult result =
+        run_guarded(attempt, slot.gate.get(), {workspace_root(), plan.min_free_bytes, slot.device_turns != nullptr});
     evidence::write_json_file(path, result.to_json());
     return RunEvidence{result.facts(), result.timing, result.seconds};
   } catch (const std::exception& e) {
@@ -157,8 +173,10 @@ SubmissionOutcome audit_submission(const AuditItem& item, const std::optional<St
   // Resuming keeps what was decided; what was not run before is run now
   // when it can be (a static-only batch finished on a GPU machine).
   const bool old_not_run = old && old->value("result", "") == "not-run";
+  // A run that failed for the machine is made again when the batch resumes.
+  const bool old_infrastructure = old && old->value("result", "") == "infrastructure-error" && runnable;
   std::optional<double> run_seconds;
-  if (old && !plan.force && !(old_not_run && runnable && !fs::exists(dir / "run.json"))) {
+  if (old && !plan.force && !old_infrastructure && !(old_not_run && runnable && !fs::exists(dir / "run.json"))) {
     out.verdict = *old;
     out.status = old_not_run ? "not-run" : "done";
     try {
@@ -169,7 +187,7 @@ SubmissionOutcome audit_submission(const AuditItem& item, const std::optional<St
     if (!runnable) out.status = "not-run";
     try {
       if (analysis && !analysis->unreadable.empty()) throw std::runtime_error(analysis->unreadable);
-      const std::optional<RunEvidence> ran = run_evidence(item, plan, slot, runnable, out);
+      const std::optional<RunEvidence> ran = run_evidence(item, plan, slot, runnable, old_infrastructure, out);
       rules::VerdictInput in{item.source.string(), std::nullopt, std::nullopt};
       if (analysis) in.static_findings = analysis->findings;
       if (ran) in.run = ran->facts;

@@ -3,6 +3,7 @@
 // only to resume (docs/audit.md).
 #pragma once
 
+#include "audit/environment.h"
 #include "audit/items.h"
 #include "rules/finding.h"
 #include "rules/problem.h"
@@ -11,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -30,6 +32,7 @@ struct BatchPlan {
   std::string python;
   std::optional<int> trials;
   bool unsafe_no_sandbox = false;
+  std::uintmax_t min_free_bytes = 0;  // free space a run needs under the workspace root (audit/environment.h)
   std::map<std::filesystem::path, rules::Problem> problems;
   std::map<std::filesystem::path, rules::RulePack> packs;
 
@@ -67,6 +70,7 @@ class StaticStage {
 struct JobSlot {
   std::string gpu;                               // CUDA_VISIBLE_DEVICES, or empty
   std::shared_ptr<run::DeviceTurns> device_turns;  // null: the device to itself
+  std::shared_ptr<BatchGate> gate;                 // null: no other runs at once
 };
 
 struct SubmissionOutcome {

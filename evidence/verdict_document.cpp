@@ -45,6 +45,8 @@ rules::RunFacts run_facts(const json& run) {
   const json& iso = run.contains("isolation") ? run["isolation"] : json();
   if (iso.is_object() && iso.value("sandboxed", true) == false)
     facts.isolation_weakness = iso.value("weakness", std::string("the submission ran as kaudit's own user"));
+  if (run.contains("infrastructure") && run["infrastructure"].is_object())
+    facts.infrastructure = run["infrastructure"].value("cause", std::string("the environment"));
   return facts;
 }
 

@@ -348,7 +348,7 @@ void read_submission(Submission& s, const json& summary, const fs::path& out_dir
   s.has_run = run.has_value();
   s.has_trace = trace.has_value();
 
-  static const std::initializer_list<const char*> results = {"correct", "incorrect", "error", "not-run"};
+  static const std::initializer_list<const char*> results = {"correct", "incorrect", "error", "infrastructure-error", "not-run"};
   static const std::initializer_list<const char*> integrities = {"clean", "benchmark-aware", "cheat", "not-run",
                                                                  "unverified"};
   if (verdict) {

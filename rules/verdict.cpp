@@ -43,7 +43,7 @@ Verdict decide_verdict(const VerdictInput& input, const VerdictPolicy& policy) {
     const RunFacts& run = *input.run;
     if (run.result != "correct" && run.result != "incorrect" && run.result != "error")
       throw std::runtime_error("run document has result '" + run.result + "'");
-    v.result = run.result;
+    v.result = run.infrastructure ? "infrastructure-error" : run.result;
     v.result_reason = run.error;
     completed_run = run.result != "error";
   }
@@ -98,6 +98,9 @@ Verdict decide_verdict(const VerdictInput& input, const VerdictPolicy& policy) {
     v.caveats.push_back("reached without the sandbox: " + *input.run->isolation_weakness);
   if (v.integrity == "unverified" && evidence_gap)
     v.integrity_reason = input.run->trace_incomplete ? input.run->trace_incomplete : unchecked;
+  if (v.integrity == "unverified" && input.run && input.run->infrastructure)
+    v.integrity_reason = "the run failed for the environment (" + *input.run->infrastructure +
+                         "), not the submission; audit it again";
   for (const auto& f : v.deciding) v.reasons.push_back(reason_line(f));
   return v;
 }

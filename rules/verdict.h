@@ -26,6 +26,9 @@ struct RunFacts {
   std::vector<Finding> findings;    // trace, probe and timing findings
   std::optional<std::string> trace_incomplete;  // a completed run whose trace lacks calls
   std::optional<std::string> isolation_weakness;  // the run was not sandboxed: what that left open
+  // The run failed for the machine, not the submission (a full disk...): the
+  // result is infrastructure-error and nothing vouches for the submission.
+  std::optional<std::string> infrastructure;
   // Why the run's record of the ATen ops the submission ran (run.json's
   // aten_ops) cannot vouch for its calls: none was made (an older kaudit),
   // or the submission hid ops from it. A static finding that the record

@@ -40,6 +40,8 @@ json RunResult::to_json() const {
   if (temp_dir) doc["temp_dir"] = *temp_dir;
   if (shapes) doc["shapes"] = *shapes;
   if (submission_process) doc["submission_process"] = *submission_process;
+  if (infrastructure) doc["infrastructure"] = *infrastructure;
+  if (environment_retry) doc["environment_retry"] = *environment_retry;
   if (trace) doc["trace"] = *trace;
   if (trace_incomplete) doc["trace_incomplete"] = *trace_incomplete;
   if (aten_ops) doc["aten_ops"] = *aten_ops;
@@ -61,6 +63,7 @@ rules::RunFacts RunResult::facts() const {
   f.findings = findings;
   rules::sort_and_deduplicate(f.findings);
   f.trace_incomplete = trace_incomplete;
+  if (infrastructure) f.infrastructure = infrastructure->value("cause", std::string("the environment"));
   // As evidence/verdict_document.h reads it back from run.json.
   if (!aten_ops || !aten_ops->is_object())
     f.ops_incomplete = "the run document has no record of them";

@@ -46,6 +46,11 @@ struct RunResult {
   // shape, seconds. It has the set-up budget, not a call's limit.
   nlohmann::json first_calls = nlohmann::json::array();
   std::optional<nlohmann::json> submission_process;
+  // Set by the audit (audit/environment.h): the environment, not the
+  // submission, made the run fail ({cause, attempts, free_bytes}); and the
+  // retry it made ({first_cause, attempts, judged}).
+  std::optional<nlohmann::json> infrastructure;
+  std::optional<nlohmann::json> environment_retry;
   std::optional<nlohmann::json> trace;
   std::optional<std::string> trace_incomplete;
   // What ATen ran in the submission's recorded calls, and the reference's

@@ -45,4 +45,26 @@ v = json.load(open(out + "/solutions__topk_own/verdict.json"))
 assert v["integrity"] == "clean" and not v["deciding"], v
 PY
 [[ -s "$out/report.html" && -s "$out/report.md" ]] || fail "reports missing"
+
+# Issue 15, item 7: a machine short of space runs nothing and says so,
+# apart from the submission's result (--min-free-gib above any disk here);
+# resumed with space enough, the run is made.
+infra=$(mktemp -d)
+trap 'rm -rf "$out" "$infra"' EXIT
+"$kaudit" audit --device cpu --min-free-gib 1000000 --problem tests/runner/problems/linear_relu \
+  tests/runner/solutions/clean.py -o "$infra" > "$out/log3" 2>&1
+grep -q "failed for the machine, not the submission" "$out/log3" || fail "no infrastructure-error line"
+python3 - "$infra" <<'PY' || fail "infrastructure-error verdict"
+import glob, json, sys
+v = json.load(open(glob.glob(sys.argv[1] + "/*/verdict.json")[0]))
+assert v["result"] == "infrastructure-error" and v["integrity"] == "unverified", v
+assert "free under" in v["integrity_reason"], v["integrity_reason"]
+PY
+"$kaudit" audit --device cpu --problem tests/runner/problems/linear_relu tests/runner/solutions/clean.py \
+  -o "$infra" > "$out/log4" 2>&1
+python3 - "$infra" <<'PY' || fail "an infrastructure-error is run again when the batch resumes"
+import glob, json, sys
+v = json.load(open(glob.glob(sys.argv[1] + "/*/verdict.json")[0]))
+assert v["result"] == "correct" and v["integrity"] == "clean", v
+PY
 echo "audit cpu test passed"

@@ -49,6 +49,20 @@ TEST(Verdict, CleanNeedsACompletedRun) {
   EXPECT_EQ(v["result_reason"]["reason"], "segfault");
 }
 
+// A run that failed for the machine (audit/environment.h) is apart from the
+// submission's result, never clean, and static evidence still decides.
+TEST(Verdict, InfrastructureErrorIsApartFromTheSubmissionsResult) {
+  const json a = analysis({});
+  json r = run("error", {});
+  r["infrastructure"] = {{"cause", "no space left on device"}, {"attempts", 2}};
+  const json v = decide(&a, &r);
+  EXPECT_EQ(v["result"], "infrastructure-error");
+  EXPECT_EQ(v["integrity"], "unverified");
+  EXPECT_NE(v["integrity_reason"].get<std::string>().find("no space left on device"), std::string::npos) << v.dump();
+  const json cheat = analysis({finding("monkeypatching", "static", "cheat")});
+  EXPECT_EQ(decide(&cheat, &r)["integrity"], "cheat");
+}
+
 TEST(Verdict, BannedCallThatRunsIsCheatButDeadBannedCallIsSuspicious) {
   const json a = analysis({finding("banned-call", "static", "cheat")});
   const json ran = run("correct", {finding("banned-library-kernel", "trace", "cheat")});

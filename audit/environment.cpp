@@ -1,0 +1,158 @@
+#include "audit/environment.h"
+
+#include <sys/statvfs.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <utility>
+
+namespace kaudit::audit {
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+struct Pattern {
+  const char* text;
+  const char* cause;
+};
+
+// Messages of the C library, Python and the tools a run starts; matched as
+// written, case and all, first match wins (bubblewrap's own lines first: its
+// "No space left on device" is out of user namespaces, not of disk).
+constexpr std::array<Pattern, 9> kMachine = {{
+    {"bwrap: ", "the sandbox could not be made"},
+    {"No space left on device", "no space left on device"},
+    {"[Errno 28]", "no space left on device"},
+    {"Disk quota exceeded", "disk quota exceeded"},
+    {"[Errno 122]", "disk quota exceeded"},
+    {"Too many open files", "too many open files"},
+    {"[Errno 24]", "too many open files"},
+    {"[Errno 23]", "too many open files in the system"},
+    {"Resource temporarily unavailable", "no process could be started (resource temporarily unavailable)"},
+}};
+constexpr std::array<Pattern, 2> kSharedDevice = {{
+    {"CUDA out of memory", "device memory held by the batch's other runs"},
+    {"CUDA error: out of memory", "device memory held by the batch's other runs"},
+}};
+
+std::string gib(std::uintmax_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f GiB", static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0));
+  return buf;
+}
+
+// A run that never started: too little space even with the machine alone.
+run::RunResult short_of_space(const GuardSettings& s, std::uintmax_t free) {
+  run::RunResult r;
+  const std::string cause = "only " + gib(free) + " free under " + s.temp_root.string() + " (at least " +
+                            gib(s.min_free_bytes) + " needed, --min-free-gib)";
+  r.set_error("start", "not run: " + cause + "; this is the machine's state, not the submission's");
+  r.infrastructure = json{{"cause", cause}, {"attempts", 0}, {"free_bytes", free}};
+  return r;
+}
+
+}  // namespace
+
+std::optional<std::string> environment_cause(const std::string& text, bool device_shared) {
+  for (const auto& p : kMachine)
+    if (text.find(p.text) != std::string::npos) return std::string(p.cause);
+  if (device_shared)
+    for (const auto& p : kSharedDevice)
+      if (text.find(p.text) != std::string::npos) return std::string(p.cause);
+  return std::nullopt;
+}
+
+std::optional<std::string> environment_cause(const run::RunResult& r, bool device_shared) {
+  if (!r.error) return std::nullopt;
+  std::string text = r.error->reason + "\n" + (r.error->detail.is_null() ? "" : r.error->detail.dump());
+  if (r.submission_process && r.submission_process->is_object())
+    text += "\n" + r.submission_process->value("stderr_tail", std::string());
+  return environment_cause(text, device_shared);
+}
+
+std::uintmax_t free_bytes(const fs::path& path) {
+  struct statvfs st {};
+  if (statvfs(path.c_str(), &st) != 0) return 0;
+  return static_cast<std::uintmax_t>(st.f_bavail) * st.f_frsize;
+}
+
+fs::path workspace_root() {
+  const char* tmp = std::getenv("TMPDIR");
+  return tmp && *tmp ? fs::path(tmp) : fs::path("/tmp");
+}
+
+BatchGate::Hold& BatchGate::Hold::operator=(Hold&& o) noexcept {
+  if (this != &o) {
+    release();
+    gate_ = std::exchange(o.gate_, nullptr);
+    alone_ = o.alone_;
+  }
+  return *this;
+}
+
+void BatchGate::Hold::release() {
+  if (!gate_) return;
+  {
+    std::lock_guard<std::mutex> lock(gate_->m_);
+    if (alone_)
+      gate_->alone_running_ = false;
+    else
+      --gate_->running_;
+  }
+  gate_->cv_.notify_all();
+  gate_ = nullptr;
+}
+
+BatchGate::Hold BatchGate::together() {
+  std::unique_lock<std::mutex> lock(m_);
+  cv_.wait(lock, [&] { return !alone_running_ && waiting_alone_ == 0; });
+  ++running_;
+  return Hold(this, false);
+}
+
+BatchGate::Hold BatchGate::alone() {
+  std::unique_lock<std::mutex> lock(m_);
+  ++waiting_alone_;
+  cv_.wait(lock, [&] { return !alone_running_ && running_ == 0; });
+  --waiting_alone_;
+  alone_running_ = true;
+  return Hold(this, true);
+}
+
+run::RunResult run_guarded(const std::function<run::RunResult()>& attempt, BatchGate* gate,
+                           const GuardSettings& s) {
+  const auto hold = [&](bool alone) {
+    return gate ? (alone ? gate->alone() : gate->together()) : BatchGate::Hold();
+  };
+  // Short of space: the others' workspaces go when they end.
+  bool alone = free_bytes(s.temp_root) < s.min_free_bytes;
+  BatchGate::Hold h = hold(alone);
+  if (alone && free_bytes(s.temp_root) < s.min_free_bytes) return short_of_space(s, free_bytes(s.temp_root));
+  run::RunResult first = attempt();
+  const auto cause = environment_cause(first, s.device_shared);
+  if (!cause) return first;
+  // Once more, with the machine to itself.
+  h.release();
+  h = hold(true);
+  const std::uintmax_t free = free_bytes(s.temp_root);
+  if (free < s.min_free_bytes) {
+    first.infrastructure = json{{"cause", *cause}, {"attempts", 1}, {"free_bytes", free}};
+    return first;
+  }
+  run::RunResult second = attempt();
+  const auto again = environment_cause(second, false);
+  json retry = {{"first_cause", *cause}, {"attempts", 2}};
+  if (again && free_bytes(s.temp_root) < s.min_free_bytes) {
+    second.infrastructure = json{{"cause", *again}, {"attempts", 2}, {"free_bytes", free_bytes(s.temp_root)}};
+  } else if (again) {
+    // The same failure alone, with space enough: the submission's own.
+    retry["judged"] = "the run failed for what looked like the environment (" + *again + ") twice, the second time " +
+                      "with the machine to itself and " + gib(free) + " free: counted as the submission's failure";
+  }
+  second.environment_retry = retry;
+  return second;
+}
+
+}  // namespace kaudit::audit

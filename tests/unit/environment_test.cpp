@@ -1,0 +1,132 @@
+// Runs that fail for the machine (audit/environment.h): what counts as the
+// environment's, the one retry with the batch to itself, and that a
+// submission failing the same way alone is judged on its failure.
+#include "audit/environment.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <thread>
+
+using kaudit::audit::BatchGate;
+using kaudit::audit::environment_cause;
+using kaudit::audit::GuardSettings;
+using kaudit::audit::run_guarded;
+using kaudit::run::RunResult;
+
+namespace {
+
+RunResult failed(const std::string& reason, const std::string& stderr_tail = "") {
+  RunResult r;
+  r.set_error("correctness", reason);
+  if (!stderr_tail.empty()) r.submission_process = nlohmann::json{{"stderr_tail", stderr_tail}};
+  return r;
+}
+
+RunResult passed() {
+  RunResult r;
+  r.all_correct = true;
+  return r;
+}
+
+GuardSettings roomy() { return {std::filesystem::temp_directory_path(), 0, true}; }
+
+}  // namespace
+
+TEST(Environment, FullDiskAndSandboxFailuresAreTheMachines) {
+  EXPECT_EQ(environment_cause("OSError: [Errno 28] No space left on device: '/tmp/x'", false),
+            "no space left on device");
+  EXPECT_EQ(environment_cause("bwrap: Creating new namespace failed: No space left on device", false),
+            "the sandbox could not be made");
+  EXPECT_EQ(environment_cause("bwrap: setting up uid map: Permission denied", false), "the sandbox could not be made");
+  EXPECT_EQ(environment_cause("OSError: [Errno 24] Too many open files", false), "too many open files");
+  EXPECT_FALSE(environment_cause("ValueError: shapes (4,5) and (6,7) not aligned", false));
+  EXPECT_FALSE(environment_cause("AssertionError: expected 8192", true));
+}
+
+// Out of device memory is the batch's doing only when the device was shared.
+TEST(Environment, DeviceMemoryCountsOnlyWhenShared) {
+  const std::string oom = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB";
+  EXPECT_TRUE(environment_cause(oom, true));
+  EXPECT_FALSE(environment_cause(oom, false));
+  EXPECT_TRUE(environment_cause(failed("RuntimeError: boom", oom), true)) << "the stderr tail is read too";
+}
+
+TEST(Environment, AFailureOfTheMachineIsRetriedOnceAndTheRetryStands) {
+  int attempts = 0;
+  const RunResult r = run_guarded(
+      [&] { return ++attempts == 1 ? failed("OSError: [Errno 28] No space left on device") : passed(); }, nullptr,
+      roomy());
+  EXPECT_EQ(attempts, 2);
+  EXPECT_FALSE(r.error);
+  EXPECT_FALSE(r.infrastructure);
+  ASSERT_TRUE(r.environment_retry);
+  EXPECT_EQ((*r.environment_retry)["first_cause"], "no space left on device");
+  EXPECT_FALSE(r.environment_retry->contains("judged"));
+}
+
+// The same failure with the machine alone and space enough is the
+// submission's: a cheat cannot turn its failure into the machine's.
+TEST(Environment, TheSameFailureAloneWithSpaceIsTheSubmissions) {
+  int attempts = 0;
+  const RunResult r =
+      run_guarded([&] { ++attempts; return failed("OSError: [Errno 28] No space left on device"); }, nullptr, roomy());
+  EXPECT_EQ(attempts, 2);
+  ASSERT_TRUE(r.error);
+  EXPECT_FALSE(r.infrastructure);
+  ASSERT_TRUE(r.environment_retry);
+  EXPECT_NE((*r.environment_retry)["judged"].get<std::string>().find("counted as the submission's failure"),
+            std::string::npos);
+  EXPECT_FALSE(r.facts().infrastructure);
+}
+
+TEST(Environment, OtherFailuresAreNotRetried) {
+  int attempts = 0;
+  const RunResult r = run_guarded([&] { ++attempts; return failed("ValueError: wrong"); }, nullptr, roomy());
+  EXPECT_EQ(attempts, 1);
+  EXPECT_FALSE(r.environment_retry);
+}
+
+// Too little space even alone: the run does not start, and the machine is
+// named.
+TEST(Environment, TooLittleSpaceEvenAloneIsAnInfrastructureError) {
+  int attempts = 0;
+  GuardSettings s = roomy();
+  s.min_free_bytes = static_cast<std::uintmax_t>(1) << 62;  // more than any disk here
+  const RunResult r = run_guarded([&] { ++attempts; return passed(); }, nullptr, s);
+  EXPECT_EQ(attempts, 0);
+  ASSERT_TRUE(r.infrastructure);
+  EXPECT_NE((*r.infrastructure)["cause"].get<std::string>().find("free under"), std::string::npos);
+  ASSERT_TRUE(r.facts().infrastructure);
+  EXPECT_EQ(r.to_json()["infrastructure"]["attempts"], 0);
+}
+
+// A run that asks to be alone waits for the others, and none starts while it
+// waits.
+TEST(Environment, AloneWaitsForTheOthersAndHoldsNewOnesBack) {
+  BatchGate gate;
+  std::atomic<int> running{0}, most_beside_alone{0};
+  std::atomic<bool> alone_now{false};
+  auto together = [&] {
+    for (int k = 0; k < 50; ++k) {
+      auto h = gate.together();
+      ++running;
+      if (alone_now) most_beside_alone = 1;
+      std::this_thread::yield();
+      --running;
+    }
+  };
+  std::thread a(together), b(together);
+  for (int k = 0; k < 20; ++k) {
+    auto h = gate.alone();
+    alone_now = true;
+    if (running.load() > 0) most_beside_alone = 1;
+    std::this_thread::yield();
+    alone_now = false;
+  }
+  a.join();
+  b.join();
+  EXPECT_EQ(most_beside_alone.load(), 0);
+}
