@@ -12,8 +12,7 @@ namespace {
 
 std::string group_name(const json& g) {
   const std::string phase = g.value("phase", std::string());
-  return "shape " + std::to_string(g.value("shape", -1)) + ", " +
-         (phase == "correctness" ? std::string("the correctness calls") : "the untimed " + phase + " call");
+  return "shape " + std::to_string(g.value("shape", -1)) + ", the untimed " + phase + " call";
 }
 
 // Why the record cannot vouch for the graded calls, or "" when it can.
@@ -25,10 +24,10 @@ std::string why_incomplete(const std::vector<json>& groups, int shapes, const st
   std::set<std::pair<int, std::string>> seen;
   for (const auto& g : groups) seen.insert({g.value("shape", -1), g.value("phase", std::string())});
   for (int i = 0; i < shapes; ++i) {
-    std::vector<std::string> phases = {"correctness"};
+    std::vector<std::string> phases = {"first-case"};
     phases.insert(phases.end(), modes.begin(), modes.end());
     for (const auto& p : phases)
-      if (!seen.count({i, p})) return "no record of shape " + std::to_string(i) + "'s " + p + " calls";
+      if (!seen.count({i, p})) return "no record of shape " + std::to_string(i) + "'s untimed " + p + " call";
   }
   return "";
 }

@@ -22,8 +22,8 @@ namespace kaudit::run {
 // run.json's aten_ops from the `ops` messages: `groups` as sent, `banned` the
 // recorded ops of the graded shapes (0 .. shapes-1) that stand for a name the
 // pack bans (rules/aten_names.h), and `complete` only when the run finished
-// and every graded shape's correctness calls and every mode's untimed call
-// were recorded without a gap; else `incomplete` says why. Pure.
+// and every graded shape's untimed calls (first-case and one per mode) were
+// recorded without a gap; else `incomplete` says why. Pure.
 nlohmann::json aten_ops_record(const std::vector<nlohmann::json>& groups, int shapes,
                                const std::vector<std::string>& modes, bool finished, const rules::RulePack& pack);
 

@@ -45,8 +45,9 @@ std::vector<rules::FindingInfo> integrity_findings() {
        "torch.Tensor, and for setattr through any route.", Source::probe},
       {"banned-aten-op", Category::cheat, Confidence::high, 0,
        "An ATen op that the problem bans ran in the submission's calls.",
-       "The harness records which ATen ops the submission's correctness calls and one untimed call per timing "
-       "mode ran, with a dispatch mode bound before the solution was imported (run.json's aten_ops): tensor "
+       "The harness records which ATen ops untimed calls of the submission (one per shape on its first case's "
+       "inputs, one per timing mode) ran, with a dispatch mode bound before the solution was imported "
+       "(run.json's aten_ops): tensor "
        "methods, torch functions, torch.ops.aten and at:: calls from an extension all pass through it. An op "
        "whose name stands for one the rule pack bans (aten.topk for torch.topk or Tensor.topk, aten.sort for "
        "torch.argsort, aten.addmm or aten.mm for F.linear) ran: PyTorch, not the submission, did that part of "

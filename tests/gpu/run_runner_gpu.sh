@@ -13,6 +13,7 @@
 # the unit tests), so that the checks fit in two calls of the GPU machine;
 # probes runs the input probes' checks (off-grid shapes, other distributions);
 # fidelity, the lazy-build and fig-leaf checks;
+# aten, the ATen op record and state_dict checks (issue 15, items 5b and 6);
 # none runs nothing after them.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -152,6 +153,53 @@ if [[ $PART == probes ]]; then
   expect "$OUT/probes_topk.json" correct "" "shape-hardcoded input-distribution-dependent"
   check "input probes: topk clean Triton (5 shapes, indices compared exactly) stays clean" $?
   rm -f "$OUT/probes_topk_first.json"
+  say "done: $fails failing check(s)"
+  exit $((fails > 0))
+fi
+
+# The ATen op record and the reference's state_dict (issue 15, items 5b and
+# 6), on the GPU: a banned op reached through a Tensor method is recorded
+# (banned-aten-op), an own implementation and a Triton top-k are not, a
+# banned op hidden under no_dispatch leaves the record incomplete, and the
+# state_dict is loaded strictly. KAUDIT_RUNNER_PART=aten runs only these.
+# aten_check RESULT-FILE COMPLETE(true|false) BANNED(yes|no) [GAP-TEXT]
+aten_check() {
+  "$PY" - "$@" <<'PYEOF'
+import json, sys
+path, complete, banned = sys.argv[1], sys.argv[2] == "true", sys.argv[3] == "yes"
+gap = sys.argv[4] if len(sys.argv) > 4 else ""
+r = json.load(open(path))
+a = r.get("aten_ops", {})
+print("  aten_ops: complete", a.get("complete"), "|", a.get("incomplete", ""), "| groups",
+      [(g["shape"], g["phase"], sorted(g["ops"])[:6]) for g in a.get("groups", [])][:6],
+      "| banned", [(b["op"], b["banned_as"]) for b in a.get("banned", [])][:4])
+print("  state_dict:", r.get("state_dict", {}).get("status"), r.get("state_dict", {}).get("reason", ""))
+ok = a.get("complete") == complete and bool(a.get("banned")) == banned and gap in a.get("incomplete", "")
+ok = ok and r.get("state_dict", {}).get("status") == "loaded"
+sys.exit(0 if ok else 1)
+PYEOF
+}
+if [[ $PART == aten ]]; then
+  BT=tests/runner/problems/banned_topk
+  run aten_method $BT tests/runner/solutions/topk_method.py --modes bench,fresh "${TRACE[@]}"
+  expect "$OUT/aten_method.json" correct "banned-aten-op" ""
+  e=$?; aten_check "$OUT/aten_method.json" true yes; a=$?
+  check "x.topk() on a problem banning torch.topk: banned-aten-op on the GPU" $(( e | a ))
+  run aten_own $BT tests/runner/solutions/topk_own.py --modes bench,fresh
+  expect "$OUT/aten_own.json" correct "" "banned-aten-op"
+  e=$?; aten_check "$OUT/aten_own.json" true no; a=$?
+  check "own top-k behind a method called topk: not confirmed, record complete" $(( e | a ))
+  run aten_hidden $BT tests/runner/solutions/topk_no_dispatch.py --modes bench,fresh
+  expect "$OUT/aten_hidden.json" correct "" "banned-aten-op"
+  e=$?; aten_check "$OUT/aten_hidden.json" false no _DisableTorchDispatch; a=$?
+  check "torch.topk under no_dispatch: record incomplete (_DisableTorchDispatch)" $(( e | a ))
+  run aten_triton kernels/problems/topk kernels/corpus/topk/clean_two_stage_select.py --modes bench "${TRACE[@]}"
+  expect "$OUT/aten_triton.json" correct "" "banned-aten-op banned-library-kernel"
+  e=$?; aten_check "$OUT/aten_triton.json" true no; a=$?
+  check "clean Triton top-k (corpus): no banned ATen op, record complete" $(( e | a ))
+  run aten_alias kernels/problems/topk kernels/corpus/topk/cheat_sort_method_alias.py --modes bench "${TRACE[@]}"
+  "$PY" -c "import json,sys; r=json.load(open('$OUT/aten_alias.json')); ids={f['id'] for f in r['findings']}; print('  result', r['result'], sorted(ids)); sys.exit(0 if 'banned-aten-op' in ids else 1)"
+  check "corpus cheat_sort_method_alias: banned-aten-op" $?
   say "done: $fails failing check(s)"
   exit $((fails > 0))
 fi

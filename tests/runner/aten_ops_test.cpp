@@ -22,7 +22,7 @@ kaudit::rules::RulePack topk_pack() {
 
 std::vector<json> every_group(json ops) {
   std::vector<json> g;
-  for (const char* p : {"correctness", "bench", "fresh"}) g.push_back(group(0, p, ops));
+  for (const char* p : {"first-case", "bench", "fresh"}) g.push_back(group(0, p, ops));
   return g;
 }
 
@@ -34,7 +34,7 @@ TEST(AtenOpsRecord, BannedOpsOfGradedShapesAreFound) {
   auto groups = every_group({{"aten.max.dim", 4}, {"aten.clone.default", 1}});
   groups[0]["ops"]["aten.topk.default"] = 3;
   groups[1]["ops"]["aten.topk.default"] = 1;
-  groups.push_back(group(1, "correctness", {{"aten.sort.stable", 2}}));  // an input probe's shape
+  groups.push_back(group(1, "first-case", {{"aten.sort.stable", 2}}));  // an input probe's shape
   const json rec = aten_ops_record(groups, 1, kModes, true, topk_pack());
   EXPECT_TRUE(rec["complete"].get<bool>()) << rec;
   ASSERT_EQ(rec["banned"].size(), 2u) << "only the graded shape's ops: " << rec["banned"];
