@@ -17,6 +17,23 @@ std::vector<std::string> split_commas(const std::string& s) {
   return out;
 }
 
+// The input probes in one line: how many off-grid shapes and distributions
+// passed, or why the off-grid probe was skipped.
+void print_input_probes(const nlohmann::json& p, std::ostream& os) {
+  auto passed = [](const nlohmann::json& list) {
+    int n = 0;
+    for (const auto& c : list) n += c.value("status", std::string()) == "passed";
+    return std::to_string(n) + " of " + std::to_string(list.size()) + " passed";
+  };
+  const nlohmann::json og = p.value("off_grid", nlohmann::json::object());
+  os << "input probes: off-grid shapes ";
+  if (og.value("status", std::string()) == "ran") os << passed(og["shapes"]);
+  else os << og.value("status", std::string("not run")) << (og.contains("reason") ? " (" + og["reason"].get<std::string>() + ")" : "");
+  os << "; distributions " << passed(p.value("distributions", nlohmann::json::array()));
+  if (!p.value("judged", false)) os << "; not judged (" << p.value("reason", std::string()) << ")";
+  os << "\n";
+}
+
 // One paragraph a person reads; the JSON document is the full answer.
 void print_summary(const nlohmann::json& r, std::ostream& os) {
   os << "kaudit run: " << r["problem"]["name"].get<std::string>() << " / " << r["solution"].get<std::string>()
@@ -36,6 +53,7 @@ void print_summary(const nlohmann::json& r, std::ostream& os) {
     if (t.contains("fresh_over_bench")) os << "  fresh/bench " << t["fresh_over_bench"].get<double>();
     os << "\n";
   }
+  if (r.contains("input_probes")) print_input_probes(r["input_probes"], os);
   for (const auto& f : r["findings"])
     os << "[" << f["category"].get<std::string>() << "] " << f["id"].get<std::string>() << ": "
        << f["message"].get<std::string>() << "\n";
