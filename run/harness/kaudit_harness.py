@@ -376,6 +376,7 @@ class OpRecord:
 
     def __init__(self):
         self.mode_class = None  # bind_recorder
+        self.unbound = "this torch has no TorchDispatchMode: no ATen op could be recorded"
         self.canary = None
         self.recording = False
         self.ops = {}
@@ -428,14 +429,16 @@ def bind_recorder(torch):
     try:
         from torch.utils import _python_dispatch as pd
         base = pd.TorchDispatchMode
-    except (ImportError, AttributeError):
+        T.mode_enter = base.__enter__
+        T.mode_exit = base.__exit__
+        T.stack_len = getattr(torch._C, "_len_torch_dispatch_stack", None)
+        T.stack_at = getattr(torch._C, "_get_dispatch_stack_at", None)
+        RECORD.canary = T.empty(0)
+        mode_class = type("RecordingMode", (base,), {"__torch_dispatch__": record_dispatch, "__module__": __name__})
+    except Exception as e:  # noqa: BLE001 - no recorder: every record says so (a gap), the run goes on
+        RECORD.unbound = "the recorder could not be made in this torch (%s: %s)" % (type(e).__name__, str(e)[:200])
         return
-    T.mode_enter = base.__enter__
-    T.mode_exit = base.__exit__
-    T.stack_len = getattr(torch._C, "_len_torch_dispatch_stack", None)
-    T.stack_at = getattr(torch._C, "_get_dispatch_stack_at", None)
-    RECORD.canary = T.empty(0)
-    RECORD.mode_class = type("RecordingMode", (base,), {"__torch_dispatch__": record_dispatch, "__module__": __name__})
+    RECORD.mode_class = mode_class
     for name in DISPATCH_SWITCHES:
         original = getattr(torch._C, name, None)
         if original is not None:
@@ -451,10 +454,11 @@ def recorder_seals(torch):
         return out
     out += [(RECORD, "mode_class", RECORD.mode_class), (RECORD.mode_class, "__torch_dispatch__", record_dispatch)]
     from torch.utils import _python_dispatch as pd
+    # The helpers by identity, and the code of the functions among them and of
+    # the bound __enter__/__exit__ (what pushes and pops the recorder).
     helpers = [(pd, name, getattr(pd, name)) for name in DISPATCH_HELPERS if hasattr(pd, name)]
     functions = [obj for _, _, obj in helpers if isinstance(obj, types.FunctionType)]
-    for cls in [obj for _, _, obj in helpers if isinstance(obj, type)]:
-        functions += [f for f in vars(cls).values() if isinstance(f, types.FunctionType)]
+    functions += [f for f in (T.mode_enter, T.mode_exit) if isinstance(f, types.FunctionType)]
     return out + helpers + code_seals(functions)
 
 
@@ -463,7 +467,7 @@ def recorded_call(model, args):
     When it returns the recorder must still be there and still see ops;
     else the record has a gap."""
     if RECORD.mode_class is None:
-        note_gap("this torch has no TorchDispatchMode: no ATen op could be recorded")
+        note_gap(RECORD.unbound)
         return model(*args)
     mode = RECORD.mode_class()
     depth = T.stack_len() if T.stack_len else None
@@ -478,12 +482,15 @@ def recorded_call(model, args):
 
 
 def leave_recording(mode, depth):
-    if depth is not None and (T.stack_len() != depth + 1 or T.stack_at(depth) is not mode):
-        note_gap("the dispatch mode stack was changed during a recorded call")
-    seen = RECORD.seen_outside
-    T.clone(RECORD.canary)
-    if RECORD.seen_outside == seen:
-        note_gap("the recorder saw no op any more when a recorded call returned (dispatch modes were switched off)")
+    try:
+        if depth is not None and (T.stack_len() != depth + 1 or T.stack_at(depth) is not mode):
+            note_gap("the dispatch mode stack was changed during a recorded call")
+        seen = RECORD.seen_outside
+        T.clone(RECORD.canary)
+        if RECORD.seen_outside == seen:
+            note_gap("the recorder saw no op any more when a recorded call returned (dispatch modes were switched off)")
+    except Exception as e:  # noqa: BLE001 - an unexpected stack: the record cannot vouch for the call
+        note_gap("the recorder could not check the dispatch stack (%s: %s)" % (type(e).__name__, str(e)[:200]))
     try:
         T.mode_exit(mode, None, None, None)
     except Exception:  # noqa: BLE001 - the stack is not what the harness left
