@@ -143,6 +143,19 @@ TEST(RunnerCpuAtenOps, DisabledDispatchLeavesTheRecordIncomplete) {
   }
 }
 
+// The wrapped off-switch put back before the call: nothing leaves a gap,
+// but the recorder's bindings were replaced.
+TEST(RunnerCpuAtenOps, UnwrappingTheOffSwitchIsHarnessTampering) {
+  SKIP_WITHOUT_TORCH();
+  const json r = kaudit::run::run_submission(options("banned_topk", "topk_unwrap_switch.py"));
+  EXPECT_EQ(r["result"], "correct") << describe(r);
+  EXPECT_TRUE(ids(r).count("harness-tampered")) << describe(r);
+  bool named = false;
+  for (const auto& f : r["findings"])
+    if (f["id"] == "harness-tampered") named = f["message"].get<std::string>().find("_DisableTorchDispatch") != std::string::npos;
+  EXPECT_TRUE(named) << describe(r);
+}
+
 // KernelBench-Hard's check.py loads the reference's state_dict into the
 // solution's model (strict): a bias that starts at zero gets the reference's
 // values and the answers are right; the record says it was loaded.
