@@ -83,12 +83,76 @@ std::vector<rules::FindingInfo> input_probe_infos() {
        "huge and subnormal ones); integer, boolean and index inputs stay as the generator drew them. The "
        "calls sit among the graded correctness calls, on seeds the runner draws. Outputs are compared with "
        "the reference under the stress cases' rule (tolerance grown with the output, skipped where the "
-       "reference is not finite). Wrong values while every graded case passed mean the kernel relies on how "
+       "reference is not finite, or where the reference's own answer on the inputs rounded once moves about "
+       "as far as the submission is off: an ill-conditioned input no honest kernel can be held to). Wrong "
+       "values while every graded case passed mean the kernel relies on how "
        "the benchmark's generator draws values (every row a permutation of one grid, values in a fixed "
        "range): medium confidence, high where the output holds NaN or infinity where the reference's is "
        "finite, low where the submission only raised.",
        "Read input_probes.distributions in run.json for the distribution and the shape; draw an input that "
        "way, call both models on it and compare.", Source::probe},
+  };
+}
+
+// What the runner's clock and the trace measured (timing and trace sources).
+std::vector<rules::FindingInfo> measured_findings() {
+  return {
+      {"speedup-vanishes-with-fresh-inputs", Category::benchmark_aware, Confidence::medium, 0,
+       "Timed calls on fresh inputs are much slower than on the benchmark's reused inputs.",
+       "The median time in the fresh mode (new allocations with new values on every call, caches flushed) "
+       "over the median in the bench mode (the same tensors every call) is above the rule pack's "
+       "threshold `thresholds.fresh_over_bench`. The speed depends on seeing the same inputs again: "
+       "a result cache, a graph keyed on addresses, or work done once and reused. It decides when fresh "
+       "inputs add at least `thresholds.fresh_gap_ms` (0.5 ms) to a call by the medians and by the minima: "
+       "that is skipped work, not launch or allocation costs; a smaller gap leaves it a low-confidence lead.",
+       "Time the model on the same tensors and on new tensors with the L2 cache flushed between calls.", Source::timing},
+      {"gpu-work-outside-timing", Category::cheat, Confidence::high, 0,
+       "GPU work launched by a timed call ran outside the timed interval.",
+       "The trace shows that a timed call's kernels and copies kept the GPU busy clearly longer than the "
+       "call's timing events measured (more than 1.5 times plus 5 us, in most of a shape's timed calls), or "
+       "still ran after the call had ended: work on a side stream the caller never waits for, on a thread, "
+       "or deferred to a later call, so the reported time leaves it out.",
+       "Look at the call's track in the Perfetto trace (`kaudit run --trace`): kernels outside the call's "
+       "range.", Source::trace},
+      {"timer-read-in-call", Category::benchmark_aware, Confidence::high, 0,
+       "The submission read a GPU timer inside a call the harness made.",
+       "The trace recorded cudaEventElapsedTime (or the driver's cuEventElapsedTime) between the begin and "
+       "end of a call. The harness reads its own events only after a call has ended, so the submission "
+       "timed itself: it picks variants by speed on the machine that ranks it, and pays for it in early "
+       "calls. This is what confirms a static self-timing finding.",
+       "Look for the timer reads in the call's launch track in the Perfetto trace, or trace the submission "
+       "with `kaudit trace` and search its launches for EventElapsedTime.", Source::trace},
+      {"banned-library-kernel", Category::cheat, Confidence::high, 0,
+       "A library's kernel that the problem bans ran during timed calls.",
+       "The trace shows, during the timed calls, kernels launched by a library (cuBLAS, cuBLASLt, cuDNN, "
+       "libtorch_cuda...) whose names match the rule pack's banned kernel patterns (nvjet_*, cutlass GEMMs, "
+       "radix sorts, softmax...): the library, not the submission, did the core math while it was timed. "
+       "This is what confirms a static banned-call.",
+       "Open the trace in Perfetto and look at the timed calls' kernels and their launching library, or run "
+       "the submission under `kaudit trace` and read the per-library summary.", Source::trace},
+      {"no-authored-kernel-ran", Category::cheat, Confidence::medium, 0,
+       "No kernel of the submission's own ran during timed calls; libraries did all the GPU work.",
+       "Every kernel of the timed calls was launched by a library (libtorch_cuda, cuBLAS, cuDNN...) and none "
+       "by the submission's own code (a Triton launcher, its extension, a CuPy or NVRTC module): whatever "
+       "kernel the file defines, it is not what runs when the benchmark measures.",
+       "Look at the timed calls in the Perfetto trace: every kernel's launching library is a library's.", Source::trace},
+      {"library-does-the-work", Category::cheat, Confidence::medium, 0,
+       "The submission's own kernels ran only a small share of the graded calls' GPU time; libraries did the rest.",
+       "A fig leaf: a kernel of its own ran (often a trivial scale or cast) while cuBLAS, cuDNN or ATen did the "
+       "problem's work. The share is own / (own + library) of the bench-mode timed calls' kernel time per shape, "
+       "with the pack's allowed_glue_kernels (copies, fills, elementwise casts) left out of both sides; the "
+       "finding comes when a shape's share is under the pack's thresholds.min_own_kernel_share (0.5 by default; "
+       "each bundled problem's pack sets its own). No kernel of its own at all is no-authored-kernel-ran: the same "
+       "policy at share 0. Medium: a library kernel legitimately doing a side task can take a large share on a "
+       "small shape. Clean counter-example: a Triton GEMM that calls torch.empty and .to(bfloat16) around it (the "
+       "fill and the cast are glue; its own share is 100%).",
+       "Read run.json's trace.authored_share per shape, then open the Perfetto trace of a timed call: the long "
+       "kernels' launching library is a library's.", Source::trace},
+      {"no-kernels-in-timed-call", Category::cheat, Confidence::medium, 0,
+       "Timed calls launched no GPU work while other calls did.",
+       "Some timed calls launched no kernel, copy or fill at all, while the correctness calls and the "
+       "fresh-mode calls did: the timed call returned a stored result.",
+       "Trace the calls and count kernels per call.", Source::trace},
   };
 }
 
@@ -186,64 +250,10 @@ const std::vector<rules::FindingInfo>& runner_finding_catalog() {
        "running: a harness that trusts the exit status or a printed PASS would have scored it. kaudit "
        "counts only results that come back through its own channel.",
        "Run the submission under a harness that prints a line after the last call; the line is missing.", Source::probe},
-      {"speedup-vanishes-with-fresh-inputs", Category::benchmark_aware, Confidence::medium, 0,
-       "Timed calls on fresh inputs are much slower than on the benchmark's reused inputs.",
-       "The median time in the fresh mode (new allocations with new values on every call, caches flushed) "
-       "over the median in the bench mode (the same tensors every call) is above the rule pack's "
-       "threshold `thresholds.fresh_over_bench`. The speed depends on seeing the same inputs again: "
-       "a result cache, a graph keyed on addresses, or work done once and reused. It decides when fresh "
-       "inputs add at least `thresholds.fresh_gap_ms` (0.5 ms) to a call by the medians and by the minima: "
-       "that is skipped work, not launch or allocation costs; a smaller gap leaves it a low-confidence lead.",
-       "Time the model on the same tensors and on new tensors with the L2 cache flushed between calls.", Source::timing},
-      {"gpu-work-outside-timing", Category::cheat, Confidence::high, 0,
-       "GPU work launched by a timed call ran outside the timed interval.",
-       "The trace shows that a timed call's kernels and copies kept the GPU busy clearly longer than the "
-       "call's timing events measured (more than 1.5 times plus 5 us, in most of a shape's timed calls), or "
-       "still ran after the call had ended: work on a side stream the caller never waits for, on a thread, "
-       "or deferred to a later call, so the reported time leaves it out.",
-       "Look at the call's track in the Perfetto trace (`kaudit run --trace`): kernels outside the call's "
-       "range.", Source::trace},
-      {"timer-read-in-call", Category::benchmark_aware, Confidence::high, 0,
-       "The submission read a GPU timer inside a call the harness made.",
-       "The trace recorded cudaEventElapsedTime (or the driver's cuEventElapsedTime) between the begin and "
-       "end of a call. The harness reads its own events only after a call has ended, so the submission "
-       "timed itself: it picks variants by speed on the machine that ranks it, and pays for it in early "
-       "calls. This is what confirms a static self-timing finding.",
-       "Look for the timer reads in the call's launch track in the Perfetto trace, or trace the submission "
-       "with `kaudit trace` and search its launches for EventElapsedTime.", Source::trace},
-      {"banned-library-kernel", Category::cheat, Confidence::high, 0,
-       "A library's kernel that the problem bans ran during timed calls.",
-       "The trace shows, during the timed calls, kernels launched by a library (cuBLAS, cuBLASLt, cuDNN, "
-       "libtorch_cuda...) whose names match the rule pack's banned kernel patterns (nvjet_*, cutlass GEMMs, "
-       "radix sorts, softmax...): the library, not the submission, did the core math while it was timed. "
-       "This is what confirms a static banned-call.",
-       "Open the trace in Perfetto and look at the timed calls' kernels and their launching library, or run "
-       "the submission under `kaudit trace` and read the per-library summary.", Source::trace},
-      {"no-authored-kernel-ran", Category::cheat, Confidence::medium, 0,
-       "No kernel of the submission's own ran during timed calls; libraries did all the GPU work.",
-       "Every kernel of the timed calls was launched by a library (libtorch_cuda, cuBLAS, cuDNN...) and none "
-       "by the submission's own code (a Triton launcher, its extension, a CuPy or NVRTC module): whatever "
-       "kernel the file defines, it is not what runs when the benchmark measures.",
-       "Look at the timed calls in the Perfetto trace: every kernel's launching library is a library's.", Source::trace},
-      {"library-does-the-work", Category::cheat, Confidence::medium, 0,
-       "The submission's own kernels ran only a small share of the graded calls' GPU time; libraries did the rest.",
-       "A fig leaf: a kernel of its own ran (often a trivial scale or cast) while cuBLAS, cuDNN or ATen did the "
-       "problem's work. The share is own / (own + library) of the bench-mode timed calls' kernel time per shape, "
-       "with the pack's allowed_glue_kernels (copies, fills, elementwise casts) left out of both sides; the "
-       "finding comes when a shape's share is under the pack's thresholds.min_own_kernel_share (0.5 by default; "
-       "each bundled problem's pack sets its own). No kernel of its own at all is no-authored-kernel-ran: the same "
-       "policy at share 0. Medium: a library kernel legitimately doing a side task can take a large share on a "
-       "small shape. Clean counter-example: a Triton GEMM that calls torch.empty and .to(bfloat16) around it (the "
-       "fill and the cast are glue; its own share is 100%).",
-       "Read run.json's trace.authored_share per shape, then open the Perfetto trace of a timed call: the long "
-       "kernels' launching library is a library's.", Source::trace},
-      {"no-kernels-in-timed-call", Category::cheat, Confidence::medium, 0,
-       "Timed calls launched no GPU work while other calls did.",
-       "Some timed calls launched no kernel, copy or fill at all, while the correctness calls and the "
-       "fresh-mode calls did: the timed call returned a stored result.",
-       "Trace the calls and count kernels per call.", Source::trace},
     };
     all.insert(all.end(), probes.begin(), probes.end());
+    const std::vector<rules::FindingInfo> measured = measured_findings();
+    all.insert(all.end(), measured.begin(), measured.end());
     for (const auto& info : input_probe_infos()) all.push_back(info);
     return all;
   }();
