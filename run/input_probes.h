@@ -43,6 +43,16 @@ nlohmann::json probe_request(const RunOptions& options, std::mt19937_64& rng);
 void add_probe_calls(nlohmann::json& stage, const ProbeInventory& probes, int graded_shapes,
                      const std::map<std::pair<int, int>, nlohmann::json>& inputs, std::mt19937_64& rng);
 
+// The reference's outputs on each distribution case's noisy twin (its inputs
+// times 1 + e or 1 - e, never handed to the submission): jobs "n_s<shape>_c<case>"
+// beside the submission's, for the calls that came back.
+void add_twin_jobs(nlohmann::json& jobs, const ProbeInventory& probes, const SubmissionReport& report);
+
+// A failed distribution case is ill-conditioned, and skipped, when (nearly)
+// every element the submission got wrong is within the tolerance plus this
+// many times how far the reference's own answer moved on the noisy twin.
+constexpr double kRoundings = 4.0;
+
 // One probe call's outcome, as the findings read it.
 struct InputProbeOutcome {
   std::string kind;      // "off-grid" or "distribution"

@@ -48,7 +48,12 @@ double ReferenceSession::on_message(const json& m) {
   if (ev == "case") {
     if (!valid_entries(m["inputs"], ws_.xfer(), "in")) return 0;  // never handed to the submission
     inputs_[{m["shape"].get<int>(), m["case"].get<int>()}] = m["inputs"];
-    if (m.contains("probe")) probes_.cases[{m["shape"].get<int>(), m["case"].get<int>()}] = m["probe"];
+    if (m.contains("probe")) {
+      json probe = m["probe"];
+      if (probe.contains("twin") && (!valid_entries(probe["twin"], ws_.xfer(), "in") || !probe.value("noise", json()).is_number()))
+        probe.erase("twin");
+      probes_.cases[{m["shape"].get<int>(), m["case"].get<int>()}] = probe;
+    }
     return plan_.phase_s;
   }
   if (ev == "probe_shape" || ev == "probe_skipped") return on_probe(m);

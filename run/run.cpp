@@ -69,6 +69,9 @@ FileSeal seal_reference_inputs(const ReferenceSession& ref, const Workspace& ws)
   for (const auto& [key, entries] : ref.inputs())
     for (const auto& e : entries)
       if (e.contains("file") && e["file"].is_string()) files.push_back(e["file"]);
+  for (const auto& [key, about] : ref.probes().cases)  // the conditioning twins (run/input_probes.h)
+    for (const auto& e : about.value("twin", json::array()))
+      if (e.contains("file") && e["file"].is_string()) files.push_back(e["file"]);
   return seal_files(ws.xfer(), files);
 }
 
@@ -145,6 +148,7 @@ RunResult run_protocol(const RunOptions& o) {
 
   // The reference checks every output that came back.
   json jobs = expected_output_jobs(sub.report(), ref.inputs(), ws.xfer());
+  add_twin_jobs(jobs, ref.probes(), sub.report());
   if (!reference_inputs_intact(ws, input_seal, result)) jobs = json::array();
   const std::map<std::string, json> expected = ref.expected_outputs(jobs);
   ref.finish();

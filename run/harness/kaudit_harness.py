@@ -799,8 +799,29 @@ def distribution_cases(torch, problem, token, inputs_dir, seed, kinds, graded):
             continue
         j = cases + next_case.get(i, 0)
         next_case[i] = next_case.get(i, 0) + 1
-        send("case", shape=i, case=j, probe={"kind": "distribution", "distribution": kind},
+        probe = {"kind": "distribution", "distribution": kind}
+        twin, noise = noisy_twin(torch, inputs)
+        if twin is not None:
+            probe["twin"] = write_values(torch, twin, os.path.join(inputs_dir, "%s_s%d_c%d_n" % (token, i, j)))
+            probe["noise"] = noise
+        send("case", shape=i, case=j, probe=probe,
              inputs=write_values(torch, inputs, os.path.join(inputs_dir, "%s_s%d_c%d_" % (token, i, j))))
+
+
+def noisy_twin(torch, inputs):
+    """The inputs with every floating tensor of 2 bytes or more per element
+    multiplied by 1 + e or 1 - e at random: e = 2^-7 (a rounding of a 16-bit
+    dtype) or 2^-16. The reference's output on it says how far rounding alone moves the
+    answer at these inputs (the runner's conditioning check); never handed to
+    the submission. (None, 0) when there is no such tensor."""
+    out, noise = [], 0.0
+    for v in inputs:
+        if isinstance(v, torch.Tensor) and v.is_floating_point() and v.numel() > 1 and v.element_size() >= 2:
+            e = 2.0 ** -7 if v.element_size() == 2 else 2.0 ** -16
+            noise = max(noise, e)
+            v = (v.float() * (1 + e * (2 * (torch.rand(v.shape, device=v.device) < 0.5).float() - 1))).to(v.dtype)
+        out.append(v)
+    return (out, noise) if noise else (None, 0.0)
 
 
 def make_input_probes(torch, problem, token, inputs_dir):
