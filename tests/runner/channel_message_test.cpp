@@ -47,3 +47,24 @@ TEST(ChannelMessage, EventsOfTheOtherSideAreRefused) {
             "");
   EXPECT_NE(malformed_message({{"event", "turn"}, {"shape", 0}, {"mode", "bench"}}, Speaker::submission), "");
 }
+
+// Issue 15, items 5b and 6: the op record and the state_dict outcome are the
+// submission's to send, typed like every other message; the reference never sends them.
+TEST(ChannelMessage, OpsAndStateDictMessages) {
+  const json ops = {{"event", "ops"}, {"shape", 0}, {"phase", "bench"}, {"calls", 1},
+                    {"ops", {{"aten.topk.default", 1}}}, {"gaps", json::array()}};
+  EXPECT_EQ(malformed_message(ops, Speaker::submission), "");
+  EXPECT_NE(malformed_message(ops, Speaker::reference), "");
+  json bad = ops;
+  bad["ops"] = json::array({"aten.topk.default"});
+  EXPECT_NE(malformed_message(bad, Speaker::submission), "");
+  bad = ops;
+  bad.erase("gaps");
+  EXPECT_NE(malformed_message(bad, Speaker::submission), "");
+  EXPECT_EQ(malformed_message({{"event", "state_dict"}, {"shape", 0}, {"status", "loaded"}, {"keys", 2}},
+                              Speaker::submission),
+            "");
+  EXPECT_NE(malformed_message({{"event", "state_dict"}, {"shape", 0}, {"status", "failed"}, {"reason", 7}},
+                              Speaker::submission),
+            "");
+}
