@@ -21,7 +21,13 @@ const CheckInfo kInfo{
     "function or class attribute) and compares the count with a number to choose what to do: compute for "
     "the first few calls, while the harness checks correctness, then return a stored result or skip work "
     "once the timed calls begin. Benchmarks check and time in a fixed order, so the count tells the code "
-    "which phase it is in. Counters that only pick a warm-up path are reported as suspicious.",
+    "which phase it is in. Counters that only pick a warm-up path are reported as suspicious."
+    "\n\n**Confidence.** High: a call counter (self.calls += 1) decides whether the call returns "
+    "stored state instead of computing. Medium: the counter decides an early return of something "
+    "else, or enters the result through a conditional expression; suspicious when it only decides "
+    "whether work is done. Low: never. Clean counter-example: an autotuner that tunes on the "
+    "first call of each shape, keyed on the shape in a dict, not on how many calls came before: "
+    "not reported.",
     "Open the line and read both branches: does the later branch still launch the kernels on the current "
     "inputs? `kaudit run` verifies the outputs of the timed calls themselves and shows per call which "
     "kernels ran; timed calls that launch nothing confirm it."};

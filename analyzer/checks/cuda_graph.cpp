@@ -24,7 +24,14 @@ const CheckInfo kInfo{
     "right only while the benchmark keeps handing over the very same input tensors. When the capture or "
     "replay is guarded by, or stored under, data_ptr(), id() or another identity of the inputs, the message "
     "says the graph is keyed on input pointers: fresh tensors at new addresses then either miss the cache "
-    "(and the speed disappears) or, worse, replay against stale memory.",
+    "(and the speed disappears) or, worse, replay against stale memory."
+    "\n\n**Confidence.** High: a graph is captured or replayed in a function that also reads the "
+    "inputs' identity (data_ptr, id, _version): a graph keyed on addresses. Medium: identity read "
+    "elsewhere in the class, or any other capture or replay (a graph keyed on shapes). Low: C++ "
+    "that only touches graph APIs without capturing. Benchmark-aware at most; the fresh and "
+    "rewrite probes decide. Clean counter-example: a graph captured per (shape, dtype) over "
+    "static buffers, each call copying the inputs in with copy_ and returning a clone of the "
+    "static output: a medium lead that the probes clear.",
     "Open the line and find what the graph is stored under and what triggers a new capture; then compare "
     "the `bench` and `fresh` timings of `kaudit run` (a large fresh/bench ratio means the speed comes from "
     "the graph) and look for kernels with a graph id in the trace."};

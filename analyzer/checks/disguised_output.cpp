@@ -29,7 +29,12 @@ const CheckInfo kInfo{
     "happen later, when the checker reads the result (outside the timed interval), or let the object lie "
     "about its values, shape or dtype when compared; a broadcast view passes shape checks while most of the "
     "output was never written. Benchmarks expect forward to return a plain torch.Tensor whose storage holds "
-    "the answer.",
+    "the answer."
+    "\n\n**Confidence.** High: a torch.Tensor subclass, __torch_function__ or __torch_dispatch__ "
+    "(or their modes), _make_subclass or _make_wrapper_subclass, forward returning a lambda, "
+    "generator, partial or an own-class instance, or a stride-0 view passed off as a full output. "
+    "Medium and low: never. Clean counter-example: `out.view(t, k, inter)` of a freshly written "
+    "tensor is an ordinary view and is not reported.",
     "Call forward once and print type(out), out.stride() and out.untyped_storage().nbytes(): a subclass, a "
     "zero stride or a storage far smaller than out.numel() * out.element_size() confirms it. kaudit's runner "
     "checks that the returned object is a plain torch.Tensor that does not alias an input."};

@@ -22,7 +22,14 @@ const CheckInfo kInfo{
     "reads or writes of sys.modules, code objects built with types.FunctionType/CodeType or loaded with "
     "marshal/pickle, and base64/zlib/lzma data decoded and then executed; from C++, dlopen/dlsym. Kernel "
     "submissions have no need for any of this, and it is how a banned call or a harness patch is hidden "
-    "from static checks, so the analyzer treats the file as unverified rather than clean.",
+    "from static checks, so the analyzer treats the file as unverified rather than clean."
+    "\n\n**Confidence.** High: eval, exec, compile or a function built from data, __import__ or "
+    "importlib.import_module of a computed name, getattr on torch with a computed name. Medium: "
+    "constant strings run as code, files loaded as modules (runpy, SourceFileLoader), embedded "
+    "pickles, decoded bytes next to a code sink, a module's __dict__ or vars() read; a constant "
+    "__import__ and dlopen/dlsym are medium suspicious. Low: never. Clean counter-example: "
+    "`importlib.import_module(\"triton.language\")` with a constant name is an import spelled "
+    "differently and is not reported.",
     "Open the line, work out the string or bytes that reach the call (print them in a scratch copy, never "
     "execute the submission outside a sandbox), and review the decoded code as if it were part of the "
     "file; `kaudit run` shows what actually ran."};

@@ -30,7 +30,12 @@ const CheckInfo kInfo{
     "between timed calls so that every call reads its inputs from HBM as it would in real use; persisting "
     "lines are not evicted by an ordinary flush, so the inputs (or weights) stay cached across timed calls "
     "and the kernel looks faster than it is. The work is still done on every call, hence benchmark-aware "
-    "rather than cheat.",
+    "rather than cheat."
+    "\n\n**Confidence.** High: the submission reserves persisting L2 "
+    "(cudaLimitPersistingL2CacheSize) or sets an access policy window, through the CUDA runtime, "
+    "cuda-python or ctypes, anywhere: benchmark-aware, it keeps data hot across the benchmark's "
+    "cache flushes. Medium and low: never. Clean counter-example: eviction hints on loads "
+    "(`tl.load(..., eviction_policy=\"evict_last\")`) are not reported.",
     "Look for the window's base pointer and size: if they cover the inputs or weights, the speed-up comes "
     "from the cache. Run with kaudit's fresh mode (new allocations each call): the window then misses and "
     "the fresh/bench ratio rises; Nsight Compute shows the L2 hit rate of the timed calls."};

@@ -23,7 +23,13 @@ const CheckInfo kInfo{
     "The harness runs in the same interpreter and calls these very functions to check results and to "
     "time, so a replaced one makes any answer pass or any time look short. Global precision and backend "
     "switches (torch.backends.*, dynamo and inductor config) are another check's business and are not "
-    "reported here.",
+    "reported here."
+    "\n\n**Confidence.** High: an attribute of torch, the timer, a harness module (reference, "
+    "shapes) or a builtin is replaced, by assignment, setattr or a __dict__ write, anywhere in "
+    "the file: the replacement acts even when the code that does it is never called from forward. "
+    "Medium and low: never. Clean counter-example: `torch.backends.cuda.matmul.allow_tf32 = "
+    "False` and dynamo or inductor config settings are switches, not replaced functions, and are "
+    "not reported.",
     "Open the line and see which function is replaced and by what; `kaudit run` compares results outside "
     "the submission's process and times with its own events, so a patched comparison or timer shows up "
     "there as a mismatch between the submission's claims and the runner's measurements."};

@@ -30,7 +30,13 @@ const CheckInfo kInfo{
     "the core math to library code, which is the cheat even when no individual call is banned. The finding "
     "points at the model class's forward, or at the whole file (line 0) when there is no model class and "
     "nothing authored at all. Calls the analyzer cannot follow (an extension loaded from files, a custom "
-    "torch.ops namespace, ctypes) count as authored, so this check errs towards silence.",
+    "torch.ops namespace, ctypes) count as authored, so this check errs towards silence."
+    "\n\n**Confidence.** Medium: no kernel written in the submission (a Triton kernel, embedded "
+    "CUDA, a CuPy or NVRTC module, its own extension) is reached from forward; only libraries "
+    "compute. It stays a lead: whether library delegation is allowed is the problem's policy, and "
+    "the runtime share of GPU time in authored kernels decides. High and low: never. Clean "
+    "counter-example: a forward that launches a @triton.jit kernel through a helper two calls "
+    "deep: not reported.",
     "Read forward and follow its calls: each should end in a kernel launch the submission defines. With the "
     "tracer, the timed calls' kernels should come from the submission's Triton launcher or extension, not "
     "from libtorch_cuda or cuBLAS."};

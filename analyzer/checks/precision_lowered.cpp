@@ -31,7 +31,13 @@ const CheckInfo kInfo{
     "every call, but it is graded against a problem whose intended arithmetic it does not perform: an fp8 "
     "problem computed on bf16 tensor cores measures a different kernel, and TF32 makes an fp32 problem "
     "several times faster at lower accuracy. The problem's precision comes from problem.yaml; without a "
-    "problem, fp8 is assumed when the file names float8 dtypes.",
+    "problem, fp8 is assumed when the file names float8 dtypes."
+    "\n\n**Confidence.** High: a Triton kernel converts an fp8 operand to a wider type before "
+    "tl.dot, or device code converts fp8 before an MMA, on an fp8 problem. Medium: other fp8 "
+    "conversions in device code, TF32 switched on for a problem with a stated fp32 precision. "
+    "Low: TF32 switches without a stated precision. Benchmark-aware at most. Clean "
+    "counter-example: an fp8 GEMM whose tl.dot takes the e4m3 operands as they are and scales the "
+    "fp32 accumulator in the epilogue: not reported.",
     "Read the problem's `precision:` and check the dtype that reaches the tensor-core instruction: print "
     "the dtypes passed to tl.dot (or look at the PTX/SASS for e4m3 versus bf16 MMA instructions), and for "
     "TF32 switches, run once with the switch off and compare speed and error."};

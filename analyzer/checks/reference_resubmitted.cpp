@@ -28,7 +28,12 @@ const CheckInfo kInfo{
     "forward only returns the reference model's output, is reported too. Without a problem folder, a "
     "ModelNew whose forward calls nothing but PyTorch ops (and torch.nn modules built in __init__) is "
     "reported with low confidence: it is the shape a resubmitted reference takes. The no-authored-kernel "
-    "finding usually accompanies this one.",
+    "finding usually accompanies this one."
+    "\n\n**Confidence.** High: forward's tokens equal the reference's after names are normalised, "
+    "the model inherits the reference Model without overriding forward, or forward only returns "
+    "the reference model's output. Low: without a problem folder, a forward that calls nothing "
+    "but PyTorch ops. Medium: never. Clean counter-example: a forward that reshapes the inputs "
+    "like the reference and then launches its own kernel: the token streams differ, not reported.",
     "Diff the submission's forward against reference.py's Model.forward: the two differ only in names. "
     "The tracer shows the same library kernels (cuBLAS, ATen) for both."};
 

@@ -26,7 +26,14 @@ const CheckInfo kInfo{
     "calls and behave differently in them (pick a path, autotune on the graded inputs, skip work once "
     "timing is detected), and a device-wide synchronisation also changes what the benchmark's own events "
     "measure. Timing code that only runs under `if __name__ == \"__main__\":` or in helpers forward never "
-    "calls is not reported.",
+    "calls is not reported."
+    "\n\n**Confidence.** High: forward's path creates timing CUDA events, reads elapsed_time, reads "
+    "a host clock or runs a benchmarking helper (triton.testing.do_bench), so the submission "
+    "measures itself while it is measured; benchmark-aware, confirmed by the trace's timer reads. "
+    "Medium: forward's path synchronizes the device, the usual first step of timing oneself. Low: "
+    "never; timing that forward does not reach is not reported. Clean counter-example: a "
+    "`__main__` block that times the model with do_bench: not reported, it never runs under the "
+    "harness.",
     "Open the line and follow what is done with the measured time: if a branch, a cache or a choice of "
     "kernel depends on it, the submission behaves differently under the timer. Run the submission with "
     "kaudit's fresh and bench modes and compare the kernels launched per call; a synchronisation alone "

@@ -24,7 +24,13 @@ const CheckInfo kInfo{
     "problem folder the graded values come from its shapes.py; without one, only asserts and raises that "
     "pin dimensions to large literals are reported, and sizes compared in C++ that are not powers of two. "
     "Tuning tables and autotune configs keyed on shapes are fine when a fallback exists for other shapes, "
-    "and are not reported then. The speed measured on the graded shapes may not carry over to any other.",
+    "and are not reported then. The speed measured on the graded shapes may not carry over to any other."
+    "\n\n**Confidence.** High: with a problem, an assert or a raise rejects every shape but the "
+    "graded ones, or a table keyed on exactly the graded shapes is guarded by such a check. "
+    "Medium: an if-chain on graded sizes with no branch for other shapes, a table of exactly the "
+    "graded shapes looked up without a default, a size compared with a graded value. Low: the "
+    "same without a problem folder to compare with. Clean counter-example: `BLOCK = 64 if k <= 16 "
+    "else 128` picks a tile by size and works for every shape: a medium lead at most, never high.",
     "Open the line and check what happens for a shape that is not in the problem's list: an assertion "
     "error, a KeyError or a missing variable confirms it; `kaudit run` runs off-grid shapes in its probes."};
 

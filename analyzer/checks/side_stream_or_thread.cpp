@@ -25,7 +25,13 @@ const CheckInfo kInfo{
     "never measured at all. Side streams also have honest uses (overlapping independent kernels that are "
     "joined before returning), so a stream alone is of low confidence and a thread or process of medium; "
     "the trace decides: kernels that run outside the timed interval, or on a stream the call did not join, "
-    "make it a cheat.",
+    "make it a cheat."
+    "\n\n**Confidence.** Medium: host threads, processes or executors (a threading.Thread subclass, "
+    "concurrent.futures, multiprocessing, run_in_executor). Low: a side CUDA stream created or "
+    "switched to, which has honest uses (independent kernels overlapped and joined before "
+    "returning). High: never; the trace's gpu-work-outside-timing and the output-not-ready probe "
+    "decide. Clean counter-example: a side stream used to warm up a graph before capture, "
+    "followed by `torch.cuda.current_stream().wait_stream(s)`: low.",
     "Look at what runs on the stream or thread and whether the call waits for it before returning "
     "(stream.wait_stream, event.wait, thread.join). Then run kaudit with the tracer: its per-call report "
     "lists the streams used and any GPU work that ran outside the timed interval."};

@@ -18,6 +18,7 @@
 //                                                high confidence.
 // Every file is analysed with kernels/problems/<problem>.
 #include "analyzer/analyzer.h"
+#include "analyzer/checks/registry.h"
 
 #include <gtest/gtest.h>
 
@@ -137,6 +138,20 @@ TEST(PrecisionSet, CoversEveryProblem) {
   EXPECT_GE(total, 40);
   for (const char* p : {"fp8_gemm", "kda_chunked", "moe_swiglu", "paged_attention", "topk", "w4a16_gemm"})
     EXPECT_GE(per_problem[p], 5) << p;
+}
+
+// Users read a finding's confidence as how sure kaudit is; every check says
+// in its explanation (and so in docs/findings.md) what makes it high, medium
+// or low, with a clean counter-example.
+TEST(PrecisionSet, EveryCheckDocumentsItsConfidenceLevels) {
+  for (const auto& check : analyzer::all_checks()) {
+    const std::string text(check->info().explanation);
+    const auto at = text.find("**Confidence.**");
+    ASSERT_NE(at, std::string::npos) << check->info().id << " does not document its confidence levels";
+    const std::string levels = text.substr(at);
+    for (const char* part : {"High", "Medium", "ow", "Clean counter-example:"})
+      EXPECT_NE(levels.find(part), std::string::npos) << check->info().id << " says nothing of '" << part << "'";
+  }
 }
 
 }  // namespace
