@@ -98,6 +98,7 @@ class FallbackToBannedCheck : public Check {
     std::map<std::string, std::string> helpers{};  // function name -> banned thing it computes with
     std::set<std::string> model_bases{};           // resolved bases of the model class
     std::map<std::pair<uint32_t, uint32_t>, const python::Call*> calls_by_span{};
+    mutable int flow_budget = 48;  // banned values followed per file (each costs walks of its function)
 
     static std::pair<uint32_t, uint32_t> span(Node n) {
       return n.span();
@@ -175,6 +176,8 @@ class FallbackToBannedCheck : public Check {
     // oracle) or that only runs behind a switch off in graded runs does not
     // stand in for the kernel's answer.
     bool matters(Node n) const {
+      if (flow_budget <= 0) return true;  // out of budget: it counts
+      --flow_budget;
       if (patterns::dead_branch_guard(m, n).valid()) return false;
       if (n.type() == "augmented_assignment") return true;
       const patterns::ValueFlow flow = patterns::follow_value(m, n, patterns::ThroughCalls::all);

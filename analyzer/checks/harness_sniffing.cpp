@@ -23,8 +23,9 @@ const CheckInfo kInfo{
     "(sys.argv), environment variables (os.environ, os.getenv, C++ getenv), every live object "
     "(gc.get_objects, gc.get_referrers), or strings naming the harness's files (benchmark.py, check.py, "
     "eval.py, kernelbench). Such code can tell a correctness check from a timed run and behave differently "
-    "in each, or find the reference's tensors and answers. Environment reads are reported with medium "
-    "confidence: they are sometimes configuration, but they can differ between checking and timing."
+    "in each, or find the reference's tensors and answers. An environment variable can differ between "
+    "checking and timing, but it is mostly configuration: it is a lead only when its value decides what "
+    "is computed or checked."
     "\n\n**Confidence.** High: the call stack or frames are read (inspect, sys._getframe, f_back), "
     "every live object is enumerated (gc.get_objects), a string names the harness's files "
     "(benchmark.py, check.py, kernelbench), or an environment variable whose name is the "
@@ -110,6 +111,7 @@ class HarnessSniffingCheck : public Check {
   const CheckInfo& info() const override { return kInfo; }
 
   void run(const Submission& s, const Context&, FindingSink& sink) const override {
+    branch_budget_ = kBranchBudget;
     if (s.python) run_python(*s.python, sink);
     for (const auto& u : s.cxx) {
       if (!u.facts || !u.file) continue;
@@ -320,6 +322,15 @@ class HarnessSniffingCheck : public Check {
                   rules::Confidence::high);
       return;
     }
+    // Each read's branches cost walks of the whole file: past kBranchBudget
+    // reads in one file, a read stays a medium lead without being followed.
+    if (branch_budget_-- <= 0) {
+      sink.report(kInfo, m.file(), at.line(), at.column(),
+                  what + ", which can differ between checking and timing (not followed: too many reads)" + where +
+                      ".",
+                  symbol, rules::Confidence::medium);
+      return;
+    }
     Node branch = deciding_branch(m, at);
     if (branch.valid()) {
       sink.report(kInfo, m.file(), at.line(), at.column(),
@@ -332,6 +343,9 @@ class HarnessSniffingCheck : public Check {
                 what + " as a tuning knob: its value only picks a configuration, never what is computed" + where + ".",
                 symbol, rules::Confidence::low, rules::Category::suspicious);
   }
+
+  static constexpr int kBranchBudget = 24;
+  static inline thread_local int branch_budget_ = 0;  // per thread: one check object may serve several
 
   static rules::Confidence env_confidence(const std::optional<std::string>& name) {
     if (!name) return rules::Confidence::medium;

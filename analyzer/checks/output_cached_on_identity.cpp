@@ -169,7 +169,12 @@ class OutputCachedCheck : public Check {
  public:
   const CheckInfo& info() const override { return kInfo; }
 
+  // Helpers' returns followed per file; per thread, as one check object may
+  // analyse files on several threads.
+  static inline thread_local int flow_budget_ = 0;
+
   void run(const Submission& s, const Context&, FindingSink& sink) const override {
+    flow_budget_ = 32;
     if (s.python) run_python(*s.python, sink);
     run_cxx(s, sink);
   }
@@ -247,10 +252,13 @@ class OutputCachedCheck : public Check {
       // descriptor or an index schedule is computed with, and the output is
       // new on every call.
       const bool in_forward = !m.model_class() || m.model_forward() == &f;
-      const ValueFlow flow = in_forward ? ValueFlow{} : follow_return(m, f, ThroughCalls::views_only);
-      if (in_forward || flow.returned_by_forward || flow.returned_unresolved) {
+      // Out of budget (thousands of caches in one file) a helper's cache is
+      // taken for a cached result, as before values were followed.
+      const bool follow = !in_forward && flow_budget_-- > 0;
+      const ValueFlow flow = follow ? follow_return(m, f, ThroughCalls::views_only) : ValueFlow{};
+      if (!follow || flow.returned_by_forward || flow.returned_unresolved) {
         msg += " and returns the stored value (`" + ret + "`)" +
-               (in_forward ? std::string() : ", which forward returns") + reach_note(m.reach_of(at)) + ".";
+               (follow ? ", which forward returns" : "") + reach_note(m.reach_of(at)) + ".";
         sink.report(kInfo, m.file(), at.line(), at.column(), msg, use.what);
       } else {
         msg += " and returns the stored value (`" + ret + "`), which forward only computes with (a prepacked " +

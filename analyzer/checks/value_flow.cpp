@@ -3,6 +3,7 @@
 #include "analyzer/checks/pattern_helpers.h"
 
 #include <deque>
+#include <map>
 #include <set>
 #include <string>
 #include <utility>
@@ -15,6 +16,8 @@ namespace {
 constexpr int kMaxDepth = 4;
 constexpr size_t kMaxNames = 64;
 constexpr int kMaxClimb = 64;
+constexpr int kMaxRounds = 8;
+constexpr int kMaxUses = 512;
 
 bool one_of(std::string_view s, std::initializer_list<std::string_view> set) {
   for (auto x : set)
@@ -204,20 +207,33 @@ class Walker {
     return false;
   }
 
+  // Names found in one round are looked for together, in one walk of each
+  // scope that holds some: a value that flows through many names costs at
+  // most kMaxRounds walks, not one per name.
   void drain() {
     int uses = 0;
-    while (!queue_.empty() && uses < 512) {
-      auto [scope, name] = queue_.front();
-      queue_.pop_front();
-      m_.walk(scope, [&](Node n) {
-        const auto t = n.type();
-        // A module-level name is read inside functions too.
-        if ((t == "function_definition" || t == "class_definition") && !(n == scope) && !(scope == m_.root()))
-          return false;
-        if (t != "identifier" || n.text() != name || binds_here(n)) return true;
-        if (++uses < 512) climb(n);
-        return true;
-      });
+    for (int round = 0; round < kMaxRounds && !queue_.empty(); ++round) {
+      std::map<std::pair<uint32_t, uint32_t>, std::pair<Node, std::set<std::string>>> by_scope;
+      for (auto& [scope, name] : queue_) {
+        auto& slot = by_scope[scope.span()];
+        slot.first = scope;
+        slot.second.insert(name);
+      }
+      queue_.clear();
+      for (auto& [span, entry] : by_scope) {
+        const Node scope = entry.first;
+        const auto& names = entry.second;
+        m_.walk(scope, [&](Node n) {
+          const auto t = n.type();
+          // A module-level name is read inside functions too.
+          if ((t == "function_definition" || t == "class_definition") && !(n == scope) && !(scope == m_.root()))
+            return false;
+          if (t != "identifier" || !names.count(std::string(n.text())) || binds_here(n)) return true;
+          if (++uses < kMaxUses) climb(n);
+          else flow.consumed = true;  // out of budget: assume the worst
+          return true;
+        });
+      }
     }
     if (!queue_.empty()) flow.consumed = true;
   }
@@ -285,18 +301,23 @@ std::optional<std::string> graded_string(const Module& m, Node e, bool& known) {
   return std::nullopt;
 }
 
-// The one expression a name is ever bound to at module level, or invalid.
+// The one expression a name is bound to at module level, or invalid when it
+// is bound more than once there. Defs and classes are not entered (a
+// function rebinds a module name only through `global`, which is rare in
+// kernels), so a question costs the module's top level, not the file.
 Node single_module_binding(const Module& m, std::string_view name) {
   Node found;
   int count = 0;
   m.walk([&](Node n) {
-    if (n.type() != "assignment" && n.type() != "augmented_assignment") return true;
+    const auto t = n.type();
+    if (t == "function_definition" || t == "class_definition" || t == "decorated_definition") return false;
+    if (t != "assignment" && t != "augmented_assignment") return true;
     Node left = n.field("left");
     if (left.valid() && left.type() == "identifier" && left.text() == name) {
       ++count;
-      if (!m.enclosing_function(n)) found = n.field("right");
+      found = n.field("right");
     }
-    return true;
+    return false;
   });
   return count == 1 ? found : Node{};
 }

@@ -182,6 +182,24 @@ const SizeCase kSizeCases[] = {
      [] { return "def forward(self, x):\n    assert x.shape == " + repeat("(", kDeep) + "4096" + repeat(")", kDeep) + "\n"; }},
     {"NestedPathJoin",
      [] { return "import os\nopen(" + repeat("os.path.join(", kDeep) + "'a'" + repeat(")", kDeep) + ")\n"; }},
+    // Values followed through their function (issue 16): each check follows a
+    // bounded number per file, so these stay linear.
+    {"BannedCallsUnderSwitches",
+     [] {
+       return "import os\nimport torch\nT = os.environ.get('T', '0') == '1'\ndef f(a, b):\n" +
+              repeat("    if T:\n        w = torch.matmul(a, b)\n        ok = torch.allclose(w, a)\n", kMany / 10);
+     }},
+    {"EnvironmentReads",
+     [] { return "import os\ndef f():\n" + repeat("    v = int(os.environ.get('V', '4'))\n    if v:\n        g()\n", kMany / 10); }},
+    {"HarnessImports", [] { return "def f():\n" + repeat("    import reference\n    x = reference.T\n", kMany / 10); }},
+    {"CachesInHelpers",
+     [] {
+       std::string s = "import torch\nclass Model(torch.nn.Module):\n    def forward(self, x):\n        return self.h0(x)\n";
+       for (size_t i = 0; i < 2000; ++i)
+         s += "    def h" + std::to_string(i) + "(self, x):\n        k = x.data_ptr()\n        if k in self.c:\n"
+              "            return self.c[k]\n        return x\n";
+       return s;
+     }},
     {"DeepIndentation",
      [] {
        std::string s;
