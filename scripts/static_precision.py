@@ -30,7 +30,7 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-EXPECT = re.compile(r"#\s*expect(-lead)?:\s*([a-z0-9-]+)")
+EXPECT = re.compile(r"#\s*expect(-lead)?:\s*([a-z0-9, -]+)")
 LABEL = re.compile(r"#\s*kaudit-label:\s*benchmark-aware:\s*([a-z0-9, -]+)")
 COUNTED = ("cheat", "benchmark-aware")
 
@@ -53,7 +53,7 @@ def precision_items():
                     for line in f:
                         m = EXPECT.search(line)
                         if m:
-                            expected.add(m.group(2))
+                            expected.update(i.strip() for i in m.group(2).split(",") if i.strip())
                         m = LABEL.search(line)
                         if m:
                             expected.update(i.strip() for i in m.group(1).split(",") if i.strip())

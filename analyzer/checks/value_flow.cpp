@@ -4,6 +4,7 @@
 
 #include <deque>
 #include <map>
+#include <regex>
 #include <set>
 #include <string>
 #include <utility>
@@ -275,6 +276,21 @@ bool is_env_read(const Module& m, Node call) {
   return q && (*q == "os.environ.get" || *q == "os.getenv");
 }
 
+// Variables a runner or a shell sets for every process (kaudit's runner
+// passes CUDA_VISIBLE_DEVICES, LD_LIBRARY_PATH, TORCH_CUDA_ARCH_LIST, ...;
+// other harnesses set more): a read of one of them is not at its default in
+// a graded run, so nothing is concluded from it. Nor from a name that is
+// computed.
+bool may_be_set(const Module& m, const std::vector<Node>& args) {
+  if (args.empty()) return true;
+  auto name = m.constant_string(args[0]);
+  if (!name) return true;
+  static const std::regex set_by_others(
+      R"(^(CUDA|LD|PATH|HOME|TMP|TEMP|LANG|LC|PYTHON|TRITON|TORCH|NCCL|NVSHMEM|NVIDIA|OMP|MKL|KAUDIT|SLURM|CC$|CXX$|USER|SHELL|PWD|HOSTNAME|TERM|RANK|LOCAL_RANK|WORLD_SIZE|MASTER)|BENCH|TIMING|EVAL|CHECK|PYTEST|KERNELBENCH|HARNESS|GRADER|SCORE)",
+      std::regex::icase);
+  return std::regex_search(*name, set_by_others);
+}
+
 // The string a value has in a graded run: a constant, or an environment
 // read's default. nullopt for None (a read without default) or unknown;
 // `known` tells the two apart.
@@ -283,6 +299,10 @@ std::optional<std::string> graded_string(const Module& m, Node e, bool& known) {
   if (auto s = m.constant_string(e)) return s;
   if (is_env_read(m, e)) {
     auto args = e.positional_args();
+    if (may_be_set(m, args)) {
+      known = false;
+      return std::nullopt;
+    }
     if (args.size() >= 2) {
       if (auto d = m.constant_string(args[1])) return d;
       if (auto i = m.constant_int(args[1])) return std::to_string(*i);
@@ -306,6 +326,10 @@ std::optional<std::string> graded_string(const Module& m, Node e, bool& known) {
 // function rebinds a module name only through `global`, which is rare in
 // kernels), so a question costs the module's top level, not the file.
 Node single_module_binding(const Module& m, std::string_view name) {
+  // globals()["X"] = ... or a setattr on the module rebinds out of sight.
+  const std::string_view all = m.root().text();
+  if (all.find("globals()") != std::string_view::npos || all.find("sys.modules") != std::string_view::npos)
+    return {};
   Node found;
   int count = 0;
   m.walk([&](Node n) {
@@ -329,6 +353,10 @@ std::optional<bool> attribute_truth(const Module& m, Node e, int depth) {
   const python::ClassDef* model = m.model_class();
   Node obj = e.field("object");
   if (!model || !obj.valid() || obj.text() != "self") return std::nullopt;
+  // setattr(self, ...) or self.__dict__ can set it by a name not written here.
+  const std::string_view body = model->node.text();
+  if (body.find("setattr") != std::string_view::npos || body.find("__dict__") != std::string_view::npos)
+    return std::nullopt;
   std::optional<bool> value;
   bool consistent = true;
   m.walk(model->node, [&](Node n) {

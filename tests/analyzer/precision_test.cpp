@@ -10,7 +10,7 @@
 //                         static_decides id at high confidence is a verdict.
 //   cheat/<problem>/*.py  cheats of the same classes, so that precision does
 //                         not cost recall. On the offending line:
-//                           `# expect: id`       reported, cheat or
+//                           `# expect: id[, id]` reported, cheat or
 //                                                benchmark-aware, at high
 //                                                confidence;
 //                           `# expect-lead: id`  reported, cheat or
@@ -91,13 +91,17 @@ struct Expected {
 };
 
 std::vector<Expected> expectations(const fs::path& path) {
-  static const std::regex re(R"(#\s*expect(-lead)?:\s*([a-z0-9-]+))");
+  static const std::regex re(R"(#\s*expect(-lead)?:\s*([a-z0-9-]+(\s*,\s*[a-z0-9-]+)*))");
+  static const std::regex id_re("[a-z0-9][a-z0-9-]*");
   std::vector<Expected> out;
   std::ifstream in(path);
   std::string line;
   for (int n = 1; std::getline(in, line); ++n) {
     std::smatch m;
-    if (std::regex_search(line, m, re)) out.push_back({n, m[2].str(), m[1].matched});
+    if (!std::regex_search(line, m, re)) continue;
+    const std::string ids = m[2].str();
+    for (auto it = std::sregex_iterator(ids.begin(), ids.end(), id_re); it != std::sregex_iterator(); ++it)
+      out.push_back({n, it->str(), m[1].matched});
   }
   return out;
 }
