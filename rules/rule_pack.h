@@ -21,7 +21,7 @@ namespace kaudit::rules {
 struct Thresholds {
   double fresh_over_bench = 1.5;        // speedup-vanishes-with-fresh-inputs on a GPU
   double fresh_over_bench_cpu = 5.0;    // the same on the CPU, whose wall-clock times are noisy
-  // What fresh inputs add to a call (ms, by the medians and by the minima)
+  // What fresh inputs add to a call (ms, by the medians)
   // before speedup-vanishes-with-fresh-inputs decides: below it the ratio
   // can be launch and allocation costs, and the finding is only a lead.
   double fresh_gap_ms = 0.5;

@@ -132,8 +132,13 @@ std::vector<rules::Finding> probe_findings(const ShapeEvidence& e, const std::st
     add("disguised-output", shape,
         "On " + shape + " " + std::to_string(disguised) + " returned objects were not plain torch.Tensor objects.");
 
-  // Timing: both the medians and the minima must show it, so that noise on
-  // a shared machine does not.
+  // Timing: the medians decide, as the score is the median. Honest kernels
+  // on fresh inputs are sometimes 1.5-2x slower by the median (memory no
+  // earlier call touched) with their fastest fresh call at bench speed; so
+  // when the fastest fresh call is at bench speed, the medians must show
+  // twice the threshold. A cache that the allocator's reuse of an address
+  // hits now and then (fresh 3.4 ms by the median, 0.21 ms at the least,
+  // 0.17 ms bench) shows 5-30x.
   const auto b = e.modes.find("bench"), f = e.modes.find("fresh");
   if (b != e.modes.end() && f != e.modes.end() && b->second.median_ms > 0 && b->second.min_ms > 0) {
     const double med = f->second.median_ms / b->second.median_ms;
@@ -143,9 +148,9 @@ std::vector<rules::Finding> probe_findings(const ShapeEvidence& e, const std::st
     // tensors change by themselves (on the H200, honest Triton calls of
     // 0.08-0.1 ms took 1.4-2.6x as long on fresh inputs, 0.03-0.13 ms more),
     // while a memo that skips the work adds the work: milliseconds.
-    const double gap = std::min(f->second.median_ms - b->second.median_ms, f->second.min_ms - b->second.min_ms);
+    const double gap = f->second.median_ms - b->second.median_ms;
     const bool small_gap = gap < fresh.gap_ms;
-    if (med > fresh_over_bench && mn > fresh_over_bench) {
+    if (med > fresh_over_bench && (mn > fresh_over_bench || med > 2 * fresh_over_bench)) {
       const auto r = e.modes.find("rewrite");
       const std::string rewrite =
           r != e.modes.end() && r->second.median_ms > 0
@@ -154,8 +159,12 @@ std::vector<rules::Finding> probe_findings(const ShapeEvidence& e, const std::st
       add("speedup-vanishes-with-fresh-inputs", shape + ", fresh/bench",
           "On " + shape + " the median timed call takes " + fmt(f->second.median_ms) + " ms on fresh inputs and " +
               fmt(b->second.median_ms) + " ms on the benchmark's reused inputs (" + fmt(med) + "x, threshold " +
-              fmt(fresh_over_bench) + "x; at least " + fmt(gap) + " ms more a call by the medians and the minima)." +
-              rewrite +
+              fmt(fresh_over_bench) + "x; " + fmt(gap) + " ms more a call)." + rewrite +
+              (mn > fresh_over_bench
+                   ? std::string()
+                   : " The fastest fresh call, " + fmt(f->second.min_ms) +
+                         " ms, ran at bench speed: a cache that still answered some fresh calls (an address the "
+                         "allocator handed out again)." ) +
               (small_gap ? " Under " + fmt(fresh.gap_ms) +
                                " ms more a call this can be launch and allocation costs, so it is a low-confidence lead."
                          : std::string()));
