@@ -97,7 +97,8 @@ TEST(ProbeFindings, FreshOverBenchDecidesByTheMedians) {
   EXPECT_EQ(f[0].category, kaudit::rules::Category::benchmark_aware);
   EXPECT_NE(f[0].confidence, kaudit::rules::Confidence::low);
   EXPECT_EQ(f[0].message.find("bench speed"), std::string::npos);
-  e.modes["fresh"].min_ms = 0.95;  // one fresh call answered at bench speed
+  e.modes["fresh"].median_ms = 3.5;  // over twice the threshold by the medians
+  e.modes["fresh"].min_ms = 0.95;    // one fresh call answered at bench speed
   f = probe_findings(e, "s.py", {1.5, 0.5});
   ASSERT_EQ(ids(f), std::set<std::string>{"speedup-vanishes-with-fresh-inputs"});
   EXPECT_NE(f[0].confidence, kaudit::rules::Confidence::low);
