@@ -29,7 +29,7 @@ const CheckInfo kInfo{
     "keyed on pointers are reported as suspicious: they are where such caches live."
     "\n\n**Confidence.** High (cheat): a value stored under an identity key (data_ptr, id, `is`, "
     "_version) or computed once under `if self.out is None`, is handed back as what forward "
-    "returns, directly, through a helper's return, or as a view or clone of it; following the "
+    "returns, directly, through a helper's return, or through a view, a copy or any PyTorch op on it; following the "
     "data decides, whatever the key is (an output stored under the weight's address is a cheat "
     "too). Medium: a buffer allocated once and rewritten by every call (benchmark-aware: callers "
     "share one output), an identity-keyed store whose use was not traced, a returned attribute "
@@ -255,7 +255,7 @@ class OutputCachedCheck : public Check {
       // Out of budget (thousands of caches in one file) a helper's cache is
       // taken for a cached result, as before values were followed.
       const bool follow = !in_forward && flow_budget_-- > 0;
-      const ValueFlow flow = follow ? follow_return(m, f, ThroughCalls::views_only) : ValueFlow{};
+      const ValueFlow flow = follow ? follow_return(m, f, ThroughCalls::torch_ops_only) : ValueFlow{};
       if (!follow || flow.returned_by_forward || flow.returned_unresolved) {
         msg += " and returns the stored value (`" + ret + "`)" +
                (follow ? ", which forward returns" : "") + reach_note(m.reach_of(at)) + ".";

@@ -38,13 +38,6 @@ bool is_inert_name(std::string_view n) {
                     "error", "exception", "critical", "log", "write"});
 }
 
-// Methods whose result is the same data (or a view of it).
-bool is_view_method(std::string_view n) {
-  return one_of(n, {"clone", "contiguous", "detach", "view", "view_as", "reshape", "reshape_as", "to", "float",
-                    "half", "bfloat16", "cpu", "cuda", "t", "permute", "transpose", "squeeze", "unsqueeze",
-                    "flatten", "expand", "expand_as", "narrow", "__getitem__", "type", "as_strided"});
-}
-
 class Walker {
  public:
   Walker(const Module& m, ThroughCalls through, int depth, std::set<const python::FunctionDef*>& visiting)
@@ -70,6 +63,13 @@ class Walker {
     if (fn.type() == "attribute") return std::string(fn.field("attribute").text());
     if (fn.type() == "identifier") return std::string(fn.text());
     return {};
+  }
+
+  // A PyTorch function (torch.clone(x), torch.add(x, 0), torch.cat([x])):
+  // its result is made of its arguments, not computed by the submission.
+  bool is_torch_op(Node call) const {
+    auto q = m_.qualified_name(call.field("function"));
+    return q && q->starts_with("torch.") && !q->starts_with("torch.ops.") && !q->starts_with("torch.utils.");
   }
 
   void bind(Node target) {
@@ -106,11 +106,11 @@ class Walker {
         Node call = p.parent();
         const std::string name = call.valid() ? callee_name(call) : std::string();
         if (is_check_name(name) || is_inert_name(name)) return void(flow.checked = true);
-        if (through_ == ThroughCalls::all && call.valid()) {
+        if (call.valid() && (through_ == ThroughCalls::all || is_torch_op(call))) {
           cur = call;
           continue;
         }
-        break;  // passed to a computation
+        break;  // passed to the submission's own code: a kernel launch, a helper, an extension
       }
       if (t == "attribute") {
         if (!(p.field("object") == cur)) break;
@@ -118,11 +118,8 @@ class Walker {
         if (call.valid() && call.type() == "call" && call.field("function") == p) {
           const std::string meth(p.field("attribute").text());
           if (is_check_name(meth)) return void(flow.checked = true);  // a.equal(b)
-          if (through_ == ThroughCalls::all || is_view_method(meth)) {
-            cur = call;
-            continue;
-          }
-          break;
+          cur = call;  // any other Tensor method of the value (x.clone(), x.add(0)) carries it
+          continue;
         }
         cur = p;  // value.values, value.indices
         continue;

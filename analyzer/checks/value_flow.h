@@ -28,10 +28,11 @@ enum class ThroughCalls {
   // Any call carries its arguments into its result (torch.where(c, a, b),
   // a + f(a)): what a banned op's result becomes.
   all,
-  // Only views and copies carry a value (x.clone(), x.view(...), x[i],
-  // x.to(...)); any other call consumes it: whether a cached entry is
-  // handed back as it was, or used to compute something new.
-  views_only,
+  // Only PyTorch ops and Tensor methods carry a value (x.clone(), x[i],
+  // torch.add(x, 0)); the submission's own code consumes it (a kernel
+  // launch, a helper, an extension): whether a cached entry is handed back,
+  // or used by the submission to compute something new.
+  torch_ops_only,
 };
 
 // Follows the value `expr` computes (a call, an operator, a name).
