@@ -34,7 +34,8 @@ for step in ${KAUDIT_GPU_STEPS:-runner corpus}; do
     runner) KAUDIT_RUNNER_PART=${KAUDIT_RUNNER_PART:-topk} timeout "$(left)" bash tests/gpu/run_runner_gpu.sh >/dev/null 2>&1
             echo "runner: exit $? at $(( $(date +%s) - start )) s"
             grep -E "PASS|FAIL|built" "$OUT/runner_gpu.log" ;;
-    input-probes) KAUDIT_RUNNER_PART=probes timeout "$(left)" bash tests/gpu/run_runner_gpu.sh >/dev/null 2>&1
+    input-probes) KAUDIT_RUNNER_PART=probes KAUDIT_GPU_BUDGET_S=${KAUDIT_GPU_BUDGET_S:-$(( $(left) - 60 ))} \
+              timeout "$(left)" bash tests/gpu/run_runner_gpu.sh >/dev/null 2>&1
             echo "input-probes: exit $? at $(( $(date +%s) - start )) s"
             grep -E "PASS|FAIL|built|input probes:|distributions:" "$OUT/runner_gpu.log" | cut -c1-400 ;;
     corpus) KAUDIT_CORPUS_BUDGET_S=$(( $(left) - 20 )) bash tests/gpu/run_corpus_gpu.sh >/dev/null 2>&1
