@@ -3,8 +3,7 @@
 The suite does not audit this file as it is: it writes a copy with 70,000
 comment lines (long ones, tabs, non-ASCII) above this text into its temporary
 folder and audits that copy (tests/attacks/manifest.json, "generate"), so that
-no huge file is committed. The code is a plain cheat: right in the 5
-correctness calls of each shape, zeros after (correct-only-untimed), at line
+no huge file is committed. The code is a plain cheat: right on inputs it has not seen (the correctness calls), zeros after (correct-only-untimed), at line
 70,000 and beyond, where a line counter or a finding's location may break.
 
 What kaudit must report: correct-only-untimed; kaudit exits normally within the
@@ -18,9 +17,14 @@ class Model(torch.nn.Module):
         super().__init__()
         self.bias = torch.nn.Parameter(torch.randn(n) * 0.1)
         self.calls = 0
+        self.seen = set()
 
     def forward(self, x, w):
         self.calls += 1
-        if self.calls > 5:
+        # Timed without counting calls (the runner mixes probe cases in among the
+        # correctness calls): the warm-up and the timed calls reuse inputs it saw.
+        repeat = x.data_ptr() in self.seen
+        self.seen.add(x.data_ptr())
+        if repeat:
             return torch.zeros(x.shape[0], w.shape[1])
         return torch.relu(torch.matmul(x, w) + self.bias)

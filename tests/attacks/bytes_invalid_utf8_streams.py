@@ -5,7 +5,7 @@ descriptors 1 and 2, invalid UTF-8 (lone continuation bytes, overlong forms,
 encoded surrogates, 0xFF), NUL bytes, terminal escape sequences and a
 half-written multi-byte character at the very end of the stream, hoping that
 the runner's capture, the JSON documents that hold the tails, or the reports
-break. Besides, a plain cheat: right in the 5 correctness calls of each shape,
+break. Besides, a plain cheat: right on inputs it has not seen (the correctness calls),
 zeros after (correct-only-untimed).
 
 What kaudit must report: correct-only-untimed; kaudit exits normally and every
@@ -35,13 +35,18 @@ class Model(torch.nn.Module):
         super().__init__()
         self.bias = torch.nn.Parameter(torch.randn(n) * 0.1)
         self.calls = 0
+        self.seen = set()
 
     def forward(self, x, w):
         self.calls += 1
+        # Timed without counting calls (the runner mixes probe cases in among the
+        # correctness calls): the warm-up and the timed calls reuse inputs it saw.
+        repeat = x.data_ptr() in self.seen
+        self.seen.add(x.data_ptr())
         _spray()
         if self.calls == 5:
             for fd in (1, 2):
                 os.write(fd, b"\xe2\x82")  # half of a three-byte character
-        if self.calls > 5:
+        if repeat:
             return torch.zeros(x.shape[0], w.shape[1])
         return torch.relu(torch.matmul(x, w) + self.bias)

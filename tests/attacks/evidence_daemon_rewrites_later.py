@@ -1,7 +1,7 @@
 """Attack, class 5 (evidence tampering): a daemon that rewrites the batch's
 evidence after kaudit has exited.
 
-What it does: a plain cheat (right in the 5 correctness calls of each shape,
+What it does: a plain cheat (right on inputs it has not seen (the correctness calls),
 zeros from then on: correct-only-untimed), plus, at import, the batch folder
 found through the process tree (/proc/<pid>/stat, cmdline "audit ... -o BATCH",
 cwd) and a daemon (double fork, setsid, its descriptors closed) that outlives
@@ -149,9 +149,14 @@ class Model(torch.nn.Module):
         super().__init__()
         self.bias = torch.nn.Parameter(torch.randn(n) * 0.1)
         self.calls = 0
+        self.seen = set()
 
     def forward(self, x, w):
         self.calls += 1
-        if self.calls > 5:
+        # Timed without counting calls (the runner mixes probe cases in among the
+        # correctness calls): the warm-up and the timed calls reuse inputs it saw.
+        repeat = x.data_ptr() in self.seen
+        self.seen.add(x.data_ptr())
+        if repeat:
             return torch.zeros(x.shape[0], w.shape[1])
         return torch.relu(torch.matmul(x, w) + self.bias)

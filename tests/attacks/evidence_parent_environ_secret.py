@@ -7,8 +7,7 @@ and reads each ancestor's /proc/<pid>/environ, then prints every variable
 whose name starts with KAUDIT_ to stdout and stderr, where the runner keeps
 the tails in run.json. (A real attacker would print everything; this one
 limits itself to KAUDIT_* so that running the suite never copies a real
-credential anywhere.) Besides, a plain cheat: right in the 5 correctness calls
-of each shape, zeros after (correct-only-untimed).
+credential anywhere.) Besides, a plain cheat: right on inputs it has not seen (the correctness calls), zeros after (correct-only-untimed).
 
 What kaudit must report: correct-only-untimed; and the test sets
 KAUDIT_TEST_SECRET=hunter2 in kaudit's environment: that value must appear in
@@ -61,9 +60,14 @@ class Model(torch.nn.Module):
         super().__init__()
         self.bias = torch.nn.Parameter(torch.randn(n) * 0.1)
         self.calls = 0
+        self.seen = set()
 
     def forward(self, x, w):
         self.calls += 1
-        if self.calls > 5:
+        # Timed without counting calls (the runner mixes probe cases in among the
+        # correctness calls): the warm-up and the timed calls reuse inputs it saw.
+        repeat = x.data_ptr() in self.seen
+        self.seen.add(x.data_ptr())
+        if repeat:
             return torch.zeros(x.shape[0], w.shape[1])
         return torch.relu(torch.matmul(x, w) + self.bias)
