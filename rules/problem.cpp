@@ -85,6 +85,14 @@ Problem load_problem(const fs::path& dir) {
     if (!fs::exists(p.reference)) throw std::runtime_error("problem: " + p.reference.string() + " is missing");
     return p;
   }
+  // GPU MODE's reference-kernels layout: refused by name (docs/rules.md).
+  if (fs::exists(dir / "task.yml") || fs::exists(dir / "task.yaml"))
+    throw std::runtime_error(
+        "problem: " + dir.string() +
+        " is a GPU MODE reference-kernels task (task.yml; reference.py with ref_kernel and generate_input; "
+        "submission.py with custom_kernel), which kaudit does not run yet: its harness makes a model object "
+        "from get_init_inputs and calls it on get_inputs, where GPU MODE calls custom_kernel on data from "
+        "generate_input and checks with check_implementation (docs/rules.md, \"Problem formats\")");
   // KernelBench: a folder holding the problem's single .py file.
   p.format = ProblemFormat::kernelbench;
   p.yaml = nlohmann::json::object();

@@ -106,6 +106,24 @@ TEST(Problem, LoadsKernelBenchHardFolder) {
   EXPECT_FALSE(p.shapes.empty());
 }
 
+// GPU MODE's reference-kernels layout is refused by name, with the reason,
+// rather than read as a KernelBench folder and failed later (issue 15, 5d).
+TEST(Problem, GpuModeTaskFolderIsRefusedWithTheReason) {
+  const fs::path d = temp_dir("gpumode");
+  std::ofstream(d / "task.yml") << "files:\n  - {name: submission.py, source: submission.py}\nlang: py\n";
+  std::ofstream(d / "reference.py") << "def ref_kernel(data):\n    return data\ndef generate_input(size, seed):\n"
+                                       "    return None\n";
+  std::ofstream(d / "submission.py") << "def custom_kernel(data):\n    return data\n";
+  try {
+    load_problem(d);
+    FAIL() << "a GPU MODE task folder was loaded";
+  } catch (const std::runtime_error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("GPU MODE"), std::string::npos) << what;
+    EXPECT_NE(what.find("custom_kernel"), std::string::npos) << what;
+  }
+}
+
 TEST(Problem, LoadsKernelBenchFolderAndRejectsJunk) {
   const fs::path d = temp_dir("kb");
   std::ofstream(d / "1_Square_matmul.py") << "import torch\n";
