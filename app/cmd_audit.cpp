@@ -3,6 +3,7 @@
 #include "app/commands.h"
 
 #include <iostream>
+#include <set>
 #include <sstream>
 
 namespace kaudit::app {
@@ -11,6 +12,7 @@ void add_audit_command(CLI::App& app, int& exit_code) {
   struct Args {
     std::vector<std::string> submissions;
     std::string problem, manifest, gpus;
+    std::string fail_on = "cheat,benchmark-aware";
     audit::AuditOptions options;
     int trials = 0;
     bool no_trace = false, expect = false;
@@ -32,6 +34,10 @@ void add_audit_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--force", a->options.force, "redo submissions already done (default: resume)");
   cmd->add_flag("--no-trace", a->no_trace, "run CUDA submissions without the tracer");
   cmd->add_flag("--expect", a->expect, "exit 1 unless every verdict matches the manifest's expectation");
+  cmd->add_option("--fail-on", a->fail_on,
+                  "exit 1 when a submission's integrity or result is one of these (comma list of cheat, "
+                  "benchmark-aware, unverified, not-run, incorrect, error, infrastructure-error)")
+      ->capture_default_str();
   cmd->add_flag("-q,--quiet", a->options.quiet, "no progress lines");
   cmd->add_option("--min-free-gib", a->options.min_free_gib,
                   "free space under $TMPDIR (or /tmp) a run needs to start beside others; short of it, it runs "
@@ -45,6 +51,15 @@ void add_audit_command(CLI::App& app, int& exit_code) {
       if (a->manifest.empty() == a->submissions.empty())
         throw CLI::ValidationError("give either submissions or --manifest");
       if (a->trials > 0) a->options.trials = a->trials;
+      std::set<std::string> fail_on;
+      std::stringstream fs_list(a->fail_on);
+      for (std::string f; std::getline(fs_list, f, ',');) {
+        if (f.empty()) continue;
+        if (!audit::fail_on_outcomes().count(f))
+          throw CLI::ValidationError("--fail-on: '" + f + "' is not a verdict outcome (cheat, benchmark-aware, "
+                                     "unverified, not-run, incorrect, error, infrastructure-error)");
+        fail_on.insert(f);
+      }
       a->options.trace = !a->no_trace;
       std::stringstream gs(a->gpus);
       for (std::string g; std::getline(gs, g, ',');)
@@ -64,7 +79,7 @@ void add_audit_command(CLI::App& app, int& exit_code) {
         std::cout << summary["expectations"]["matched"] << " of " << summary["expectations"]["of"]
                   << " verdicts match the manifest\n";
       std::cout << "report: " << (a->options.out_dir / "report.html").string() << " (and report.md, summary.json)\n";
-      exit_code = c["cheat"].get<int>() + c["benchmark-aware"].get<int>() > 0 ? 1 : 0;
+      exit_code = audit::any_fails(summary, fail_on) ? 1 : 0;
       if (a->expect && summary.contains("expectations"))
         exit_code = summary["expectations"]["matched"] == summary["expectations"]["of"] ? 0 : 1;
     } catch (const CLI::ValidationError& e) {

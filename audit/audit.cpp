@@ -143,6 +143,19 @@ json gpu_of_batch(const fs::path& out_dir, const json& entries, bool gpu_here) {
 
 }  // namespace
 
+const std::set<std::string>& fail_on_outcomes() {
+  static const std::set<std::string> all = {"cheat",     "benchmark-aware", "unverified",          "not-run",
+                                            "incorrect", "error",           "infrastructure-error"};
+  return all;
+}
+
+bool any_fails(const json& summary, const std::set<std::string>& fail_on) {
+  if (!summary.contains("submissions")) return false;
+  for (const auto& e : summary["submissions"])
+    if (fail_on.count(e.value("integrity", "")) || fail_on.count(e.value("result", ""))) return true;
+  return false;
+}
+
 bool gpu_available() {
   FILE* p = popen("nvidia-smi -L 2>/dev/null", "r");
   if (!p) return false;

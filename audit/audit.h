@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,12 @@ nlohmann::json run_audit(const std::vector<AuditItem>& items, const AuditOptions
 // when `dir` holds summary.json, for every submission of the batch, then the
 // summary and the reports). Returns the verdict or the summary.
 nlohmann::json recompute_verdicts(const std::filesystem::path& dir);
+
+// The outcomes `kaudit audit --fail-on` accepts: integrities and results.
+const std::set<std::string>& fail_on_outcomes();
+// Whether any submission of a summary (its `submissions[]`) has an
+// integrity or a result in `fail_on`: the audit's exit status 1.
+bool any_fails(const nlohmann::json& summary, const std::set<std::string>& fail_on);
 
 // Whether a CUDA GPU is usable here (nvidia-smi lists one).
 bool gpu_available();

@@ -53,7 +53,20 @@ infra=$(mktemp -d)
 trap 'rm -rf "$out" "$infra"' EXIT
 "$kaudit" audit --device cpu --min-free-gib 1000000 --problem tests/runner/problems/linear_relu \
   tests/runner/solutions/clean.py -o "$infra" > "$out/log3" 2>&1
+rc=$?
 grep -q "failed for the machine, not the submission" "$out/log3" || fail "no infrastructure-error line"
+[[ $rc == 0 ]] || fail "exit status $rc for an infrastructure-error under the default --fail-on (cheat,benchmark-aware)"
+# Issue 18, item 4: --fail-on names the outcomes that fail the audit.
+"$kaudit" audit --device cpu --min-free-gib 1000000 --fail-on error,infrastructure-error \
+  --problem tests/runner/problems/linear_relu tests/runner/solutions/clean.py -o "$infra.2" > "$out/log5" 2>&1
+rc=$?
+rm -rf "$infra.2"
+[[ $rc == 1 ]] || fail "exit status $rc, want 1 with --fail-on error,infrastructure-error"
+"$kaudit" audit --device none --fail-on bogus --problem tests/runner/problems/linear_relu \
+  tests/runner/solutions/clean.py -o "$infra.3" > "$out/log6" 2>&1
+rc=$?
+rm -rf "$infra.3"
+[[ $rc == 2 ]] || fail "exit status $rc, want 2 for an unknown --fail-on outcome"
 python3 - "$infra" <<'PY' || fail "infrastructure-error verdict"
 import glob, json, sys
 v = json.load(open(glob.glob(sys.argv[1] + "/*/verdict.json")[0]))
