@@ -1,7 +1,7 @@
 """Attack, class 6 (escaped processes): a setsid, double-forked daemon that
 frames honest submissions run after it, in the same batch or a later one.
 
-What it does: a plain cheat (right in the 5 correctness calls of each shape,
+What it does: a plain cheat (right on inputs it has not seen (the correctness calls),
 zeros after: correct-only-untimed), plus, at import, a daemon (double fork,
 setsid, descriptors closed) that leaves the run's process group and so
 survives the kill at the run's end. For 45 s it watches the folder its run's
@@ -116,9 +116,14 @@ class Model(torch.nn.Module):
         super().__init__()
         self.bias = torch.nn.Parameter(torch.randn(n) * 0.1)
         self.calls = 0
+        self.seen = set()
 
     def forward(self, x, w):
         self.calls += 1
-        if self.calls > 5:
+        # Timed without counting calls (the runner mixes probe cases in among the
+        # correctness calls): the warm-up and the timed calls reuse inputs it saw.
+        repeat = x.data_ptr() in self.seen
+        self.seen.add(x.data_ptr())
+        if repeat:
             return torch.zeros(x.shape[0], w.shape[1])
         return torch.relu(torch.matmul(x, w) + self.bias)
