@@ -29,10 +29,29 @@ json summarize_trace(const std::filesystem::path&, long, const std::string&, std
 #else
 namespace {
 
+// A process's calls and launchers by id: which call a kernel belongs to,
+// and which shared object launched it.
+struct ProcessIndex {
+  std::map<uint32_t, const tracer::Call*> calls;
+  std::map<uint32_t, const tracer::Launcher*> launchers;
+  explicit ProcessIndex(const tracer::Process& proc) {
+    for (const auto& c : proc.calls) calls[c.id] = &c;
+    for (const auto& l : proc.launchers) launchers[l.id] = &l;
+  }
+  const tracer::Call* call_of(const tracer::Kernel& k) const {
+    const auto c = calls.find(k.call);
+    return c == calls.end() ? nullptr : c->second;
+  }
+  std::string object_of(const tracer::Kernel& k) const {
+    const auto l = launchers.find(k.launcher);
+    return l == launchers.end() ? std::string() : l->second->object;
+  }
+};
+
 // Library kernels of the timed calls that the pack bans, and whether the
 // submission's own kernels ran at all while timed.
-void library_findings(const tracer::Process& proc, const tracer::Families& families, const rules::RulePack& pack,
-                      const std::string& solution, std::vector<rules::Finding>& findings) {
+void library_findings(const tracer::Process& proc, const ProcessIndex& index, const tracer::Families& families,
+                      const rules::RulePack& pack, const std::string& solution, std::vector<rules::Finding>& findings) {
   std::vector<std::regex> banned;
   for (const auto& p : pack.banned_kernel_patterns) {
     try {
@@ -40,10 +59,6 @@ void library_findings(const tracer::Process& proc, const tracer::Families& famil
     } catch (const std::regex_error&) {
     }
   }
-  std::map<uint32_t, const tracer::Call*> calls;
-  for (const auto& c : proc.calls) calls[c.id] = &c;
-  std::map<uint32_t, const tracer::Launcher*> launchers;
-  for (const auto& l : proc.launchers) launchers[l.id] = &l;
   struct Hit {
     size_t count = 0;
     uint64_t ns = 0;
@@ -56,12 +71,11 @@ void library_findings(const tracer::Process& proc, const tracer::Families& famil
   size_t timed_kernels = 0, own_kernels = 0;
   uint64_t timed_ns = 0;
   for (const auto& k : proc.kernels) {
-    const auto c = calls.find(k.call);
-    if (c == calls.end() || c->second->phase != "timed") continue;
+    const tracer::Call* c = index.call_of(k);
+    if (!c || c->phase != "timed") continue;
     ++timed_kernels;
     timed_ns += k.duration();
-    const auto l = launchers.find(k.launcher);
-    const auto lib = families.library_of(l == launchers.end() ? "" : l->second->object, k.display_name());
+    const auto lib = families.library_of(index.object_of(k), k.display_name());
     if (lib.role == tracer::Role::own) ++own_kernels;
     if (lib.role != tracer::Role::library) continue;
     const std::string& name = k.display_name();
@@ -106,22 +120,17 @@ bool is_glue(const std::string& name, const std::vector<std::string>& glue) {
 // glue left out of both sides. Under the pack's min_own_kernel_share, while
 // some kernel of its own ran, the library did the work: a fig leaf. No own
 // kernel at all is no-authored-kernel-ran, the same policy at share 0.
-json authored_share(const tracer::Process& proc, const tracer::Families& families, const rules::RulePack& pack,
-                    const std::string& solution, std::vector<rules::Finding>& findings) {
-  std::map<uint32_t, const tracer::Call*> calls;
-  for (const auto& c : proc.calls) calls[c.id] = &c;
-  std::map<uint32_t, const tracer::Launcher*> launchers;
-  for (const auto& l : proc.launchers) launchers[l.id] = &l;
+json authored_share(const tracer::Process& proc, const ProcessIndex& index, const tracer::Families& families,
+                    const rules::RulePack& pack, const std::string& solution, std::vector<rules::Finding>& findings) {
   struct Split {
     uint64_t own = 0, library = 0, glue = 0;
   };
   std::map<std::string, Split> by_shape;
   for (const auto& k : proc.kernels) {
-    const auto c = calls.find(k.call);
-    if (c == calls.end() || c->second->phase != "timed" || c->second->mode != "bench") continue;
-    const auto l = launchers.find(k.launcher);
-    const auto lib = families.library_of(l == launchers.end() ? "" : l->second->object, k.display_name());
-    Split& s = by_shape[c->second->shape];
+    const tracer::Call* c = index.call_of(k);
+    if (!c || c->phase != "timed" || c->mode != "bench") continue;
+    const auto lib = families.library_of(index.object_of(k), k.display_name());
+    Split& s = by_shape[c->shape];
     if (lib.role == tracer::Role::own)
       s.own += k.duration();
     else if (is_glue(k.display_name(), pack.allowed_glue_kernels))
@@ -227,8 +236,9 @@ json summarize_trace(const std::filesystem::path& dir, long pid, const std::stri
     }
   }
   if (pack) {
-    library_findings(*proc, families, *pack, solution, findings);
-    out["authored_share"] = authored_share(*proc, families, *pack, solution, findings);
+    const ProcessIndex index(*proc);
+    library_findings(*proc, index, families, *pack, solution, findings);
+    out["authored_share"] = authored_share(*proc, index, families, *pack, solution, findings);
   }
   const auto summaries = tracer::summarize_calls(*proc, families);
 

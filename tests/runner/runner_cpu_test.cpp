@@ -255,9 +255,7 @@ TEST(RunnerCpu, MessagesForgedOnTheChannelStopTheRun) {
 // deadline is stopped at once, with the violation named.
 TEST(RunnerCpu, RepeatedPhaseCannotRenewTheDeadline) {
   SKIP_WITHOUT_TORCH();
-  const auto start = std::chrono::steady_clock::now();
   const json r = kaudit::run::run_submission(options("linear_relu", "renew_deadline.py"));
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(60));
   EXPECT_EQ(r["result"], "error") << describe(r);
   EXPECT_TRUE(ids(r).count("protocol-violation")) << describe(r);
   EXPECT_NE(r["error"]["reason"].get<std::string>().find("a 'phase' message repeated"), std::string::npos)
@@ -370,9 +368,8 @@ TEST(RunnerCpu, HangAfterTheFirstCallCostsTheCallLimit) {
   SKIP_WITHOUT_TORCH();
   auto o = options("linear_relu", "hang_second_call.py");
   o.call_timeout_s = 3;
-  const auto start = std::chrono::steady_clock::now();
+  // Which limit stopped it is in the message; no wall-clock bound (a loaded machine would flake it).
   const json r = kaudit::run::run_submission(o);
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(45));
   EXPECT_EQ(r["result"], "error");
   EXPECT_NE(r["error"]["reason"].get<std::string>().find("timed out after 3 s in correctness, shape 0;"),
             std::string::npos)
