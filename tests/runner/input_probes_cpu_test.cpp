@@ -4,6 +4,7 @@
 // in run.json). Problems under tests/runner/problems, submissions under
 // tests/runner/solutions. Needs Debian's python3-torch; skips visibly without.
 #include "run/run.h"
+#include "tests/runner/cpu_run_support.h"
 
 #include <gtest/gtest.h>
 
@@ -18,45 +19,22 @@ using nlohmann::json;
 
 namespace {
 
+using kaudit::test::ids;
+std::string describe(const json& r) { return kaudit::test::describe(r, {"input_probes"}); }
+
 const fs::path kTests = KAUDIT_RUNNER_TESTS;
 
-bool have_torch() {
-  static const bool ok = std::system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") == 0;
-  return ok;
-}
-
 RunOptions options(const std::string& problem, const std::string& solution) {
-  RunOptions o;
-  o.problem = kTests / "problems" / problem;
-  o.solution = kTests / "solutions" / solution;
-  o.device = "cpu";
-  o.python = "/usr/bin/python3";
-  o.harness = KAUDIT_HARNESS_BUILD;
+  RunOptions o = kaudit::test::cpu_options(problem, solution);
   o.warmup = 2;
   o.modes = {"bench", "fresh"};
-  o.setup_timeout_s = 90;
-  o.phase_timeout_s = 60;
   return o;
-}
-
-std::set<std::string> ids(const json& r) {
-  std::set<std::string> s;
-  for (const auto& f : r["findings"]) s.insert(f["id"].get<std::string>());
-  return s;
 }
 
 const json* finding(const json& r, const std::string& id) {
   for (const auto& f : r["findings"])
     if (f["id"] == id) return &f;
   return nullptr;
-}
-
-std::string describe(const json& r) {
-  json brief = {{"result", r["result"]}, {"error", r["error"]}, {"findings", r["findings"]},
-                {"input_probes", r.value("input_probes", json())}};
-  if (r.contains("result_reason")) brief["result_reason"] = r["result_reason"];
-  if (r.contains("submission_process")) brief["stderr_tail"] = r["submission_process"]["stderr_tail"];
-  return brief.dump(2);
 }
 
 // Statuses of the off-grid shapes, and the dimensions they perturbed.
@@ -71,9 +49,6 @@ std::set<std::string> dims(const json& off_grid) {
   for (const auto& c : off_grid["shapes"]) s.insert(c["dim"].get<std::string>());
   return s;
 }
-
-#define SKIP_WITHOUT_TORCH() \
-  if (!have_torch()) GTEST_SKIP() << "no /usr/bin/python3 with torch (apt-get install python3-torch)"
 
 using Ids = std::set<std::string>;
 

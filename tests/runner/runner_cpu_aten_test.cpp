@@ -8,6 +8,7 @@
 // KernelBench-Hard's own topk folder from ../shared/upstream and skips
 // visibly when it is not there.
 #include "run/run.h"
+#include "tests/runner/cpu_run_support.h"
 
 #include <gtest/gtest.h>
 
@@ -25,39 +26,16 @@ using nlohmann::json;
 
 namespace {
 
+using kaudit::test::ids;
+std::string describe(const json& r) { return kaudit::test::describe(r, {"aten_ops", "state_dict"}); }
+
 const fs::path kTests = KAUDIT_RUNNER_TESTS;
 
-bool have_torch() {
-  static const bool ok = std::system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") == 0;
-  return ok;
-}
-
 RunOptions options(const std::string& problem, const std::string& solution) {
-  RunOptions o;
-  o.problem = kTests / "problems" / problem;
-  o.solution = kTests / "solutions" / solution;
-  o.device = "cpu";
-  o.python = "/usr/bin/python3";
-  o.harness = KAUDIT_HARNESS_BUILD;
+  RunOptions o = kaudit::test::cpu_options(problem, solution);
   o.warmup = 1;
   o.seeds = 2;
-  o.setup_timeout_s = 90;
-  o.phase_timeout_s = 60;
   return o;
-}
-
-std::set<std::string> ids(const json& r) {
-  std::set<std::string> s;
-  for (const auto& f : r["findings"]) s.insert(f["id"].get<std::string>());
-  return s;
-}
-
-std::string describe(const json& r) {
-  json brief = {{"result", r["result"]}, {"error", r["error"]}, {"findings", r["findings"]}};
-  for (const char* k : {"result_reason", "aten_ops", "state_dict"})
-    if (r.contains(k)) brief[k] = r[k];
-  if (r.contains("submission_process")) brief["stderr_tail"] = r["submission_process"]["stderr_tail"];
-  return brief.dump(2);
 }
 
 // Every op name the record holds, over all its groups.
@@ -73,9 +51,6 @@ bool any_starts_with(const std::set<std::string>& names, const std::string& pref
     if (n.rfind(prefix, 0) == 0) return true;
   return false;
 }
-
-#define SKIP_WITHOUT_TORCH() \
-  if (!have_torch()) GTEST_SKIP() << "no /usr/bin/python3 with torch (apt-get install python3-torch)"
 
 using Ids = std::set<std::string>;
 

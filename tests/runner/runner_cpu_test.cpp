@@ -3,6 +3,7 @@
 // under tests/runner/solutions, each with the result and the findings it must
 // get. Needs Debian's python3-torch (/usr/bin/python3); skips visibly without.
 #include "run/run.h"
+#include "tests/runner/cpu_run_support.h"
 
 #include <gtest/gtest.h>
 
@@ -20,23 +21,14 @@ using nlohmann::json;
 
 namespace {
 
+using kaudit::test::ids;
+std::string describe(const json& r) { return kaudit::test::describe(r); }
+
 const fs::path kTests = KAUDIT_RUNNER_TESTS;
 
-bool have_torch() {
-  static const bool ok = std::system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") == 0;
-  return ok;
-}
-
 RunOptions options(const std::string& problem, const std::string& solution) {
-  RunOptions o;
-  o.problem = kTests / "problems" / problem;
-  o.solution = kTests / "solutions" / solution;
-  o.device = "cpu";
-  o.python = "/usr/bin/python3";
-  o.harness = KAUDIT_HARNESS_BUILD;
+  RunOptions o = kaudit::test::cpu_options(problem, solution);
   o.warmup = 2;
-  o.setup_timeout_s = 90;
-  o.phase_timeout_s = 60;
   return o;
 }
 
@@ -54,19 +46,6 @@ std::vector<std::string> processes_with_marker(const std::string& marker) {
   return found;
 }
 
-std::set<std::string> ids(const json& r) {
-  std::set<std::string> s;
-  for (const auto& f : r["findings"]) s.insert(f["id"].get<std::string>());
-  return s;
-}
-
-std::string describe(const json& r) {
-  json brief = {{"result", r["result"]}, {"error", r["error"]}, {"findings", r["findings"]}};
-  if (r.contains("result_reason")) brief["result_reason"] = r["result_reason"];
-  if (r.contains("submission_process")) brief["stderr_tail"] = r["submission_process"]["stderr_tail"];
-  return brief.dump(2);
-}
-
 // A problem folder made for one test: the files of tests/runner/problems/BASE
 // copied to a fresh folder, then `files` (name -> text) written over them.
 fs::path problem_variant(const std::string& base, const std::string& name,
@@ -79,9 +58,6 @@ fs::path problem_variant(const std::string& base, const std::string& name,
   for (const auto& [file, text] : files) std::ofstream(dir / file) << text;
   return dir;
 }
-
-#define SKIP_WITHOUT_TORCH() \
-  if (!have_torch()) GTEST_SKIP() << "no /usr/bin/python3 with torch (apt-get install python3-torch)"
 
 using Ids = std::set<std::string>;
 
