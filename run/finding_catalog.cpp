@@ -64,14 +64,15 @@ std::vector<rules::FindingInfo> input_probe_infos() {
   return {
       {"shape-hardcoded", Category::benchmark_aware, Confidence::high, 0,
        "Right on the graded shapes, wrong on shapes near them that the reference accepts.",
-       "The runner moves each size of the smallest graded shape, one at a time, to a neighbour that keeps its "
-       "divisibility (plus or minus the largest power of two up to 64 that divides it) and to one an element "
-       "off, keeps the shapes the reference runs without an error, and compares the submission's outputs on "
-       "them with the reference's, with the graded tolerance. Wrong values there while every graded case "
-       "passed mean tables, tiles or branches tuned for exactly the graded shapes with no correct path for "
-       "others: high confidence where the divisibility was kept or the output holds NaN or infinity where the "
-       "reference's is finite, medium where only sizes an element off fail, low (a lead) where the submission "
-       "only raised, which refuses a shape honestly. Not judged when the graded correctness failed, and "
+       "The runner moves each size of the smallest graded shape, one at a time, to a neighbour that keeps the "
+       "divisibility every graded value of that size shares (plus or minus the largest power of two up to 128 "
+       "that divides them all) and to one an element off, keeps the shapes the reference runs without an "
+       "error, and compares the submission's outputs on them with the reference's, with the graded tolerance. "
+       "Wrong values where the divisibility was kept, while every graded case passed, mean tables, tiles or "
+       "branches tuned for exactly the graded shapes with no correct path for others: high confidence. Wrong "
+       "values only an element off (NaN included) are what a kernel without tail handling past its tiles "
+       "gives, honest if narrow: low confidence, a lead, as when the submission only raised, which refuses a "
+       "shape honestly. Not judged when the graded correctness failed, and "
        "skipped (run.json says so) where the reference refuses every perturbed shape.",
        "Read input_probes.off_grid in run.json for the shape and the size changed, set the reference module's "
        "globals to it, make both models with the same seed and compare their outputs on one input.",

@@ -64,17 +64,27 @@ namespace {
 
 using rules::Confidence;
 
+// A wrong answer one element off the alignment every graded shape shares is
+// what a kernel without tail handling gives (it reads past its tiles, often
+// into NaN): honest if narrow, so only a lead.
+bool one_element_off(const InputProbeOutcome& o) { return o.kind == "off-grid" && !o.aligned; }
+
 bool failed_badly(const InputProbeOutcome& o) {
-  return o.status == "failed" && (o.non_finite || (o.kind == "off-grid" && o.aligned));
+  return o.status == "failed" && !one_element_off(o) && (o.non_finite || o.kind == "off-grid");
 }
 
 // What a wrong answer, or only exceptions, say about the submission.
 Confidence confidence_of(const std::vector<const InputProbeOutcome*>& bad) {
   if (std::any_of(bad.begin(), bad.end(), [](const InputProbeOutcome* o) { return failed_badly(*o); }))
     return Confidence::high;
-  if (std::any_of(bad.begin(), bad.end(), [](const InputProbeOutcome* o) { return o->status == "failed"; }))
+  if (std::any_of(bad.begin(), bad.end(),
+                  [](const InputProbeOutcome* o) { return o->status == "failed" && !one_element_off(*o); }))
     return Confidence::medium;
   return Confidence::low;
+}
+
+bool any_wrong(const std::vector<const InputProbeOutcome*>& bad) {
+  return std::any_of(bad.begin(), bad.end(), [](const InputProbeOutcome* o) { return o->status == "failed"; });
 }
 
 std::string listed(const std::vector<const InputProbeOutcome*>& bad) {
@@ -112,7 +122,11 @@ std::vector<rules::Finding> input_probe_findings(const std::vector<InputProbeOut
                                 (off_grid ? " shapes near the graded ones, which the reference accepts,"
                                           : " inputs drawn from other distributions than the generator's,");
     const std::string message =
-        c == Confidence::low
+        c == Confidence::low && any_wrong(bad)
+            ? "On " + counted + " the outputs did not match the reference, each one element off the alignment " +
+                  "every graded shape shares, while every graded case passed: " + listed(bad) +
+                  ". A kernel without tail handling past its tiles answers so: a lead, not a verdict."
+        : c == Confidence::low
             ? "The submission raised on " + counted + " while every graded case passed: " + listed(bad) +
                   ". Refusing an input is honest if narrow: a lead, not a verdict."
             : "On " + counted + " the outputs did not match the reference while every graded case passed: " +

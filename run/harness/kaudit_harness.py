@@ -594,12 +594,15 @@ def size_dims(problem, base):
     return {k: v for k, v in values.items() if type(v) is int and v > 0}
 
 
-def neighbours(v):
+def neighbours(v, graded_values):
     """Sizes near v, tried in order: [(step, [sizes])]. "aligned" keeps the
-    largest power of two (at most 64, at most v/2) that divides v; "unaligned"
-    is one element off. An odd v has nothing to keep: its one-off sizes are aligned."""
+    largest power of two (at most 128, a common tile, and at most v/2) that
+    divides v and every graded value of the size: a kernel may honestly rely
+    on an alignment all graded shapes share, not on their exact values.
+    "unaligned" is one element off. With nothing to keep, the one-off sizes
+    are the aligned ones."""
     a = 1
-    while v % (2 * a) == 0 and 2 * a <= 64 and 2 * a <= v // 2:
+    while all(g % (2 * a) == 0 for g in [v] + graded_values) and 2 * a <= 128 and 2 * a <= v // 2:
         a *= 2
     if a == 1:
         return [("aligned", [s for s in (v + 1, v - 1) if s > 0])]
@@ -656,7 +659,7 @@ def off_grid_shapes(torch, problem, token, inputs_dir, seed, budget):
     accepted = 0
     for step in ("aligned", "unaligned"):
         for dim, v in dims.items():
-            sizes = dict(neighbours(v)).get(step, [])
+            sizes = dict(neighbours(v, graded_sizes(graded, dim))).get(step, [])
             for size in sizes if dim not in done and accepted < budget else []:
                 values = dict(problem.shapes[base], **{dim: size})
                 if values in graded:
@@ -685,6 +688,11 @@ def off_grid_shapes(torch, problem, token, inputs_dir, seed, budget):
             send("probe_skipped", probe="off-grid", shape=base, name=dim, tried=tried[dim], skip="rejected",
                  reason="the reference rejected every perturbed size: " + why[dim])
     return base
+
+
+def graded_sizes(graded, dim):
+    """The graded shapes' positive integer values of one size."""
+    return [s[dim] for s in graded if type(s.get(dim)) is int and s[dim] > 0]
 
 
 def prod(values):
