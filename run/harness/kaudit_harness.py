@@ -425,6 +425,13 @@ RECORD = OpRecord()
 DISPATCH_SWITCHES = ("_DisableTorchDispatch", "_pop_torch_dispatch_stack", "_set_torch_dispatch_mode",
                      "_unset_dispatch_mode", "_set_dispatch_mode", "ExcludeDispatchKeyGuard",
                      "_ExcludeDispatchKeyGuard", "_dispatch_tls_set_dispatch_key_excluded")
+# The switches that only turn dispatch off, which torch's own modules may
+# hold under other names. The stack functions among DISPATCH_SWITCHES are not
+# rebound there: torch's mode machinery (torch.utils._python_dispatch) calls
+# its own names for them on every op a mode handles, and a wrapper there would
+# see a gap in every recorded call.
+DISPATCH_GUARDS = ("_DisableTorchDispatch", "ExcludeDispatchKeyGuard", "_ExcludeDispatchKeyGuard",
+                   "_dispatch_tls_set_dispatch_key_excluded")
 # What torch.utils._python_dispatch's modes rely on (torch 1.13 and 2.x names).
 DISPATCH_HELPERS = ("TorchDispatchMode", "_TorchDispatchStackMode", "_push_mode", "_pop_mode",
                     "_pop_mode_temporarily", "_len_torch_dispatch_stack", "_get_dispatch_stack_at",
@@ -473,17 +480,47 @@ def bind_recorder(torch):
         RECORD.unbound = "the recorder could not be made in this torch (%s: %s)" % (type(e).__name__, str(e)[:200])
         return
     RECORD.mode_class = mode_class
+    guards = {}
     for name in DISPATCH_SWITCHES:
         original = getattr(torch._C, name, None)
         if original is not None:
-            setattr(torch._C, name, switch_wrapper(name, original))
+            wrapper = switch_wrapper(name, original)
+            setattr(torch._C, name, wrapper)
+            if name in DISPATCH_GUARDS:
+                guards[id(original)] = (original, wrapper)
+    rebind_switch_aliases(guards)
+
+
+# Module-level names that held an off-switch when the harness bound the
+# recorder, now the wrapper (sealed with the recorder).
+SWITCH_ALIASES = []
+
+
+def rebind_switch_aliases(guards):
+    """torch's own modules keep names for the off-switches, bound when torch
+    was imported (torch 2.x: torch.utils._mode_utils.no_dispatch is
+    torch._C._DisableTorchDispatch itself); the wrappers on torch._C alone
+    would leave those unseen. Every such name in an imported torch module
+    becomes the wrapper too (torch._C's own names already are)."""
+    for module_name, module in list(sys.modules.items()):
+        if not module_name.startswith("torch") or module is None:
+            continue
+        try:
+            names = list(vars(module).items())
+        except TypeError:
+            continue
+        for attr, value in names:
+            pair = guards.get(id(value))
+            if pair is not None and value is pair[0]:
+                setattr(module, attr, pair[1])
+                SWITCH_ALIASES.append((module, attr, pair[1]))
 
 
 def recorder_seals(torch):
     """What the recorder relies on; replaced, it is harness-tampered."""
     names = DISPATCH_SWITCHES + ("_len_torch_dispatch_stack", "_get_dispatch_stack_at", "_push_on_torch_dispatch_stack")
     out = [(torch._C, name, getattr(torch._C, name)) for name in names if hasattr(torch._C, name)]
-    out += code_seals(SWITCH_WRAPPERS)
+    out += code_seals(SWITCH_WRAPPERS) + SWITCH_ALIASES
     if RECORD.mode_class is None:
         return out
     out += [(RECORD, "mode_class", RECORD.mode_class), (RECORD.mode_class, "__torch_dispatch__", record_dispatch)]
