@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <exception>
+#include <stdexcept>
 
 namespace kaudit::analyzer {
 namespace fs = std::filesystem;
@@ -171,6 +172,48 @@ std::vector<rules::Finding> Analyzer::analyze_source(SourceFile file, std::vecto
   }
   rules::sort_and_deduplicate(findings);
   return findings;
+}
+
+namespace {
+
+bool is_source(const fs::path& p) {
+  static const std::vector<std::string> exts = {".py", ".cu", ".cuh", ".cpp", ".cc", ".cxx"};
+  return std::find(exts.begin(), exts.end(), p.extension().string()) != exts.end();
+}
+
+std::vector<fs::path> expand_inputs(const std::vector<fs::path>& inputs) {
+  std::vector<fs::path> files;
+  for (const auto& in : inputs) {
+    std::error_code ec;
+    if (fs::is_directory(in, ec)) {
+      std::vector<fs::path> found;
+      for (auto it = fs::recursive_directory_iterator(in, fs::directory_options::skip_permission_denied, ec);
+           !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+        if (it->is_regular_file(ec) && is_source(it->path())) found.push_back(it->path());
+      std::sort(found.begin(), found.end());
+      files.insert(files.end(), found.begin(), found.end());
+    } else if (fs::exists(in, ec)) {
+      files.push_back(in);
+    } else {
+      throw std::runtime_error("no such file or folder: " + in.string());
+    }
+  }
+  return files;
+}
+
+}  // namespace
+
+AnalyzeResult analyze_inputs(const AnalyzeRequest& request) {
+  AnalyzerOptions options;
+  if (!request.rules.empty()) options.rules = rules::load_rule_pack(request.rules);
+  if (!request.problem.empty()) options.problem = rules::load_problem(request.problem);
+  options.read_cxx = request.read_cxx;
+  const auto files = expand_inputs(request.inputs);
+  const std::string problem_name = options.problem ? options.problem->name : "";
+  const Analyzer analyzer(std::move(options));
+  AnalyzeResult result{{analyzer.rules().name, problem_name}, {}};
+  for (const auto& f : files) result.reports.push_back(report_file(analyzer, f));
+  return result;
 }
 
 FileReport report_file(const Analyzer& analyzer, const fs::path& path) {

@@ -62,6 +62,23 @@ class Analyzer {
 // One file analysed and timed, with its facts, as the reports take it.
 FileReport report_file(const Analyzer& analyzer, const std::filesystem::path& path);
 
+// What `kaudit analyze` is asked (and kaudit.analyze in Python).
+struct AnalyzeRequest {
+  std::vector<std::filesystem::path> inputs;  // files, or folders: the source files under them
+  std::filesystem::path problem;              // empty: none
+  std::filesystem::path rules;                // empty: the problem's pack, else the default
+  bool read_cxx = true;
+};
+struct AnalyzeResult {
+  ReportHeader header;
+  std::vector<FileReport> reports;
+};
+// Loads the problem and the rules, expands each folder into the source files
+// under it (.py, .cu, .cuh, .cpp, .cc, .cxx; sorted, so the output is stable)
+// and analyses every file. Throws std::runtime_error on a missing input or a
+// bad problem or rule pack.
+AnalyzeResult analyze_inputs(const AnalyzeRequest& request);
+
 // Every integer literal inside the SHAPES assignment of a shapes.py (or,
 // when there is none, every integer literal in the file).
 std::vector<long long> shape_values_of(const python::Module& shapes);

@@ -22,55 +22,16 @@ struct AnalyzeArgs {
   bool no_cxx = false;
 };
 
-bool is_source(const fs::path& p) {
-  static const std::vector<std::string> exts = {".py", ".cu", ".cuh", ".cpp", ".cc", ".cxx"};
-  return std::find(exts.begin(), exts.end(), p.extension().string()) != exts.end();
-}
-
-// Folders expand to the source files under them, sorted, so output is stable.
-std::vector<fs::path> expand_inputs(const std::vector<std::string>& inputs, std::string& error) {
-  std::vector<fs::path> files;
-  for (const auto& in : inputs) {
-    std::error_code ec;
-    if (fs::is_directory(in, ec)) {
-      std::vector<fs::path> found;
-      for (auto it = fs::recursive_directory_iterator(in, fs::directory_options::skip_permission_denied, ec);
-           !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
-        if (it->is_regular_file(ec) && is_source(it->path())) found.push_back(it->path());
-      std::sort(found.begin(), found.end());
-      files.insert(files.end(), found.begin(), found.end());
-    } else if (fs::exists(in, ec)) {
-      files.emplace_back(in);
-    } else {
-      error = "no such file or folder: " + in;
-      return {};
-    }
-  }
-  return files;
-}
-
 int run_analyze(const AnalyzeArgs& args) {
-  analyzer::AnalyzerOptions options;
+  analyzer::AnalyzeRequest request{{args.inputs.begin(), args.inputs.end()}, args.problem, args.rules, !args.no_cxx};
+  analyzer::AnalyzeResult analysis;
   try {
-    if (!args.rules.empty()) options.rules = rules::load_rule_pack(args.rules);
-    if (!args.problem.empty()) options.problem = rules::load_problem(args.problem);
+    analysis = analyzer::analyze_inputs(request);
   } catch (const std::exception& e) {
     std::cerr << "kaudit analyze: " << e.what() << "\n";
     return 2;
   }
-  options.read_cxx = !args.no_cxx;
-  std::string error;
-  const auto files = expand_inputs(args.inputs, error);
-  if (!error.empty()) {
-    std::cerr << "kaudit analyze: " << error << "\n";
-    return 2;
-  }
-  const std::string problem_name = options.problem ? options.problem->name : "";
-  analyzer::Analyzer an(std::move(options));
-  analyzer::ReportHeader header{an.rules().name, problem_name};
-  std::vector<analyzer::FileReport> reports;
-  for (const auto& f : files) reports.push_back(analyzer::report_file(an, f));
-
+  const auto& [header, reports] = analysis;
   std::string text;
   if (args.format == "json")
     text = analyzer::render_json(reports, header).dump(2) + "\n";
