@@ -1,5 +1,6 @@
 // kaudit audit [--problem DIR] SUBMISSION... | --manifest FILE [-o OUT_DIR] [--jobs N] [--gpus LIST] ...
 #include "audit/audit.h"
+#include "audit/front_end.h"
 #include "app/commands.h"
 
 #include <iostream>
@@ -24,13 +25,12 @@ void add_audit_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--manifest", a->manifest,
                   "a manifest listing submissions with their problem and expected verdict (kernels/corpus/manifest.json)");
   cmd->add_option("-o,--output", a->options.out_dir, "batch folder for evidence, verdicts and reports (default kaudit-audit)");
-  cmd->add_option("--jobs", a->options.jobs, "submissions run at once")->check(CLI::Range(1, 64));
+  cmd->add_option("--jobs", a->options.jobs, "submissions run at once (1 to 64)");
   cmd->add_option("--gpus", a->gpus, "CUDA device ids handed to jobs round-robin, e.g. 0,1");
-  cmd->add_option("--device", a->options.device, "auto (cuda when a GPU is here, else cpu), cuda, cpu, or none")
-      ->check(CLI::IsMember({"auto", "cuda", "cpu", "none"}));
+  cmd->add_option("--device", a->options.device, "auto (cuda when a GPU is here, else cpu), cuda, cpu, or none");
   cmd->add_option("--python", a->options.python, "the interpreter that runs submissions");
-  cmd->add_option("--trials", a->trials, "timed calls per mode (default: each problem's num_perf_trials)")
-      ->check(CLI::Range(1, 100000));
+  CLI::Option* trials =
+      cmd->add_option("--trials", a->trials, "timed calls per mode, 1 to 100000 (default: each problem's num_perf_trials)");
   cmd->add_flag("--force", a->options.force, "redo submissions already done (default: resume)");
   cmd->add_flag("--no-trace", a->no_trace, "run CUDA submissions without the tracer");
   cmd->add_flag("--expect", a->expect, "exit 1 unless every verdict matches the manifest's expectation");
@@ -42,15 +42,14 @@ void add_audit_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--min-free-gib", a->options.min_free_gib,
                   "free space under $TMPDIR (or /tmp) a run needs to start beside others; short of it, it runs "
                   "alone, and not at all when even then there is too little (infrastructure-error)")
-      ->check(CLI::Range(0.0, 1e6))
       ->capture_default_str();
   cmd->add_flag("--unsafe-no-sandbox", a->options.unsafe_no_sandbox,
                 "run submissions as your own user, without the sandbox (only where none can be had; recorded)");
-  cmd->callback([a, &exit_code] {
+  cmd->callback([a, trials, &exit_code] {
     try {
       if (a->manifest.empty() == a->submissions.empty())
         throw CLI::ValidationError("give either submissions or --manifest");
-      if (a->trials > 0) a->options.trials = a->trials;
+      if (trials->count()) a->options.trials = a->trials;
       std::set<std::string> fail_on;
       std::stringstream fs_list(a->fail_on);
       for (std::string f; std::getline(fs_list, f, ',');) {
@@ -61,9 +60,8 @@ void add_audit_command(CLI::App& app, int& exit_code) {
         fail_on.insert(f);
       }
       a->options.trace = !a->no_trace;
-      std::stringstream gs(a->gpus);
-      for (std::string g; std::getline(gs, g, ',');)
-        if (!g.empty()) a->options.gpus.push_back(g);
+      a->options.gpus = audit::split_list(a->gpus);
+      audit::check_audit_options(a->options);  // the ranges, as for the Python module
       std::optional<std::filesystem::path> problem;
       if (!a->problem.empty()) problem = a->problem;
       const auto items = a->manifest.empty() ? audit::items_from_paths(a->submissions, problem) : audit::items_from_manifest(a->manifest);

@@ -1,21 +1,13 @@
 // kaudit run: one submission against one problem (docs/runner.md).
 #include "app/commands.h"
+#include "audit/front_end.h"
 #include "run/run.h"
 
 #include <fstream>
 #include <iostream>
-#include <sstream>
 
 namespace kaudit::app {
 namespace {
-
-std::vector<std::string> split_commas(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  for (std::string item; std::getline(in, item, ',');)
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
 
 // The input probes in one line: how many off-grid shapes and distributions
 // passed, or why the off-grid probe was skipped.
@@ -117,9 +109,9 @@ void add_run_command(CLI::App& app, int& exit_code) {
                 "Run the submission as your own user, without the sandbox (only where none can be had; recorded)");
   cmd->callback([=, &exit_code]() {
     run::RunOptions o = *opts;
-    o.modes = split_commas(*modes);
+    o.modes = audit::split_list(*modes);
     o.stress_scales.clear();
-    for (const auto& s : split_commas(*stress)) {
+    for (const auto& s : audit::split_list(*stress)) {
       try {
         o.stress_scales.push_back(std::stod(s));
       } catch (const std::exception&) {
@@ -128,7 +120,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
         return;
       }
     }
-    o.distributions = split_commas(*distributions);
+    o.distributions = audit::split_list(*distributions);
     if (*trials > 0) o.trials = *trials;
     if (*setup_timeout > 0) o.setup_timeout_s = *setup_timeout;
     if (*phase_timeout > 0) o.phase_timeout_s = *phase_timeout;
