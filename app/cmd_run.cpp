@@ -101,7 +101,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--rules", *pack, "Rule pack (thresholds); default: the built-in pack");
   cmd->add_option("--pass-env", opts->pass_env, "Environment variables passed to the children besides the defaults");
   cmd->add_option("--harness", opts->harness, "The harness file (default: next to the kaudit executable)");
-  cmd->add_option("--tracer-lib", opts->tracer_lib, "libkaudit_tracer.so (default: next to the kaudit executable)");
+  cmd->add_option("--tracer-lib", opts->tracer_lib, "libkaudit_tracer.so (default: $KAUDIT_TRACER_LIB, then beside kaudit, the installed lib/kaudit/, the build tree)");
   cmd->add_flag("--keep-temp", opts->keep_temp, "Keep the temporary folder; its path is in the result");
   cmd->add_flag("--no-poison", *no_poison, "Do not poison freed memory before correctness calls");
   cmd->add_flag("-q,--quiet", *quiet, "Print nothing but errors");

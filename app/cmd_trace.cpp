@@ -4,6 +4,7 @@
 // a short summary (on stderr, so that the command's own stdout stays clean).
 #include "app/commands.h"
 
+#include "run/resources.h"
 #include "tracer/chrome_trace.h"
 #include "tracer/families.h"
 #include "tracer/journal_format.h"
@@ -22,13 +23,8 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
-
-#ifndef KAUDIT_TRACER_BUILD_PATH
-#define KAUDIT_TRACER_BUILD_PATH ""
-#endif
 
 namespace kaudit::app {
 namespace {
@@ -44,24 +40,6 @@ struct TraceOptions {
   std::string input;
   bool quiet = false;
 };
-
-// --tracer-lib, $KAUDIT_TRACER_LIB, beside the kaudit executable, ../lib,
-// then where the build put it.
-std::optional<std::string> find_tracer(const std::string& given) {
-  std::vector<fs::path> candidates;
-  if (!given.empty()) return fs::exists(given) ? std::optional<std::string>(fs::absolute(given).string()) : std::nullopt;
-  if (const char* env = std::getenv("KAUDIT_TRACER_LIB"); env != nullptr && *env != '\0') candidates.emplace_back(env);
-  std::error_code ec;
-  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    candidates.push_back(self.parent_path() / "libkaudit_tracer.so");
-    candidates.push_back(self.parent_path().parent_path() / "lib" / "libkaudit_tracer.so");
-  }
-  if (*KAUDIT_TRACER_BUILD_PATH != '\0') candidates.emplace_back(KAUDIT_TRACER_BUILD_PATH);
-  for (const fs::path& p : candidates)
-    if (fs::exists(p, ec)) return fs::absolute(p).string();
-  return std::nullopt;
-}
 
 // Runs the command with the tracer injected; returns its wait status.
 int run_traced(const std::vector<std::string>& command, const std::string& tracer, const std::string& dir) {
@@ -143,9 +121,11 @@ int trace_command(const TraceOptions& opt, std::vector<std::string> command) {
       return 2;
     }
   }
-  const std::optional<std::string> lib = find_tracer(opt.tracer_lib);
-  if (!lib) {
-    std::cerr << "kaudit trace: cannot find libkaudit_tracer.so (give --tracer-lib or set KAUDIT_TRACER_LIB)\n";
+  std::string lib;
+  try {
+    lib = run::find_tracer_library(opt.tracer_lib).string();
+  } catch (const std::exception& e) {
+    std::cerr << "kaudit trace: " << e.what() << "\n";
     return 2;
   }
 
@@ -168,7 +148,7 @@ int trace_command(const TraceOptions& opt, std::vector<std::string> command) {
   dir = fs::absolute(dir).string();
 
   const char* previous = std::getenv("CUDA_INJECTION64_PATH");
-  const int status = run_traced(command, *lib, dir);
+  const int status = run_traced(command, lib, dir);
 
   tracer::Trace trace;
   try {
@@ -209,7 +189,7 @@ void add_trace_command(CLI::App& app, int& exit_code) {
   sub->add_option("--chrome", opt->chrome, "Write a Chrome trace / Perfetto JSON file here");
   sub->add_option("--families", opt->families, "Library and op families (default: the built-in rules/kernel_families.json)")
       ->check(CLI::ExistingFile);
-  sub->add_option("--tracer-lib", opt->tracer_lib, "Path of libkaudit_tracer.so (default: beside kaudit)");
+  sub->add_option("--tracer-lib", opt->tracer_lib, "Path of libkaudit_tracer.so (default: $KAUDIT_TRACER_LIB, then beside kaudit, the installed lib/kaudit/, the build tree)");
   sub->add_option("--keep-journals", opt->keep_journals, "Keep the per-process journals in this folder");
   sub->add_option("--input", opt->input,
                   "Read a saved trace (document or journal) instead of running a command; write -o/--chrome from it")

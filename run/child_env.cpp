@@ -21,12 +21,6 @@ std::string env_or(const char* name, const std::string& fallback) {
   return v && *v ? v : fallback;
 }
 
-fs::path executable_dir() {
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? fs::path() : exe.parent_path();
-}
-
 std::vector<std::string> child_env(const RunOptions& o, const fs::path& home, const fs::path& trace_dir,
                                    const fs::path& tracer_lib) {
   std::map<std::string, std::string> env = {

@@ -17,7 +17,5 @@ std::vector<std::string> child_env(const RunOptions& options, const std::filesys
 
 // The variable's value, or `fallback` when unset or empty.
 std::string env_or(const char* name, const std::string& fallback);
-// The folder holding the running executable (empty when unknown).
-std::filesystem::path executable_dir();
 
 }  // namespace kaudit::run

@@ -26,8 +26,8 @@ struct RunOptions {
   std::vector<std::string> modes = {"bench", "fresh", "rewrite"};
   bool trace = false;
   std::string python;                // empty: /usr/bin/python3 for cpu, python3 on PATH for cuda
-  std::filesystem::path harness;     // empty: found next to the executable or in the source tree
-  std::filesystem::path tracer_lib;  // empty: libkaudit_tracer.so next to the executable
+  std::filesystem::path harness;     // empty: found by run/resources.h
+  std::filesystem::path tracer_lib;  // empty: $KAUDIT_TRACER_LIB, else found by run/resources.h
   int seeds = 3;                     // correctness seeds per shape
   std::vector<double> stress_scales = {0.01, 100.0};
   int warmup = 3;
@@ -80,8 +80,5 @@ nlohmann::json run_submission(const RunOptions& options);
 // The interpreter to use: `requested`, or the default for the device, as an
 // absolute path (PATH is searched for a bare name). Throws when not found.
 std::filesystem::path resolve_python(const std::string& requested, const std::string& device);
-// The harness file (run/harness/kaudit_harness.py, installed next to the
-// executable at build time). Throws when not found.
-std::filesystem::path find_harness(const std::filesystem::path& requested);
 
 }  // namespace kaudit::run

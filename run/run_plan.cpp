@@ -1,15 +1,12 @@
 #include "run/run_plan.h"
 
 #include "run/child_env.h"
+#include "run/resources.h"
 
 #include <unistd.h>
 
 #include <algorithm>
 #include <stdexcept>
-
-#ifndef KAUDIT_SOURCE_DIR
-#define KAUDIT_SOURCE_DIR ""
-#endif
 
 namespace kaudit::run {
 namespace fs = std::filesystem;
@@ -31,14 +28,6 @@ void check_options(const RunOptions& o) {
                                "' (permuted, shifted, scaled, heavy-tailed, special)");
 }
 
-fs::path tracer_library(const RunOptions& o) {
-  if (!o.trace) return {};
-  const fs::path lib = o.tracer_lib.empty() ? executable_dir() / "libkaudit_tracer.so" : o.tracer_lib;
-  if (!fs::is_regular_file(lib))
-    throw std::runtime_error("--trace: " + lib.string() + " not found (build with the tracer)");
-  return fs::absolute(lib);
-}
-
 }  // namespace
 
 fs::path resolve_python(const std::string& requested, const std::string& device) {
@@ -56,21 +45,6 @@ fs::path resolve_python(const std::string& requested, const std::string& device)
     start = end + 1;
   }
   throw std::runtime_error("--python: " + name + " not found on PATH");
-}
-
-fs::path find_harness(const fs::path& requested) {
-  if (!requested.empty()) {
-    if (!fs::is_regular_file(requested)) throw std::runtime_error("--harness: " + requested.string() + " not found");
-    return fs::absolute(requested);
-  }
-  const fs::path exe = executable_dir();
-  const fs::path name = "kaudit_harness.py";
-  for (const fs::path& dir : {exe / "harness", exe / ".." / "harness", exe / ".." / ".." / "harness",
-                              exe / ".." / "share" / "kaudit" / "harness",
-                              fs::path(KAUDIT_SOURCE_DIR) / "run" / "harness"}) {
-    if (!dir.empty() && fs::is_regular_file(dir / name)) return fs::weakly_canonical(dir / name);
-  }
-  throw std::runtime_error("the harness (kaudit_harness.py) was not found next to " + exe.string());
 }
 
 // The sandbox, or --unsafe-no-sandbox; without either the run is refused
@@ -96,7 +70,7 @@ RunPlan make_run_plan(const RunOptions& o) {
   check_options(o);
   plan.python = resolve_python(o.python, o.device);
   plan.harness = find_harness(o.harness);
-  plan.tracer_lib = tracer_library(o);
+  plan.tracer_lib = o.trace ? find_tracer_library(o.tracer_lib) : fs::path();
   plan.cpu = o.device == "cpu";
   plan.setup_s = o.setup_timeout_s.value_or(plan.cpu ? 120 : 600);
   plan.phase_s = o.phase_timeout_s.value_or(plan.cpu ? 60 : 300);
