@@ -23,7 +23,9 @@ struct Outcome {
 };
 
 // `on_message` returns < 0 to stop, 0 to keep the deadline, > 0 for a new
-// timeout in seconds from now.
+// timeout in seconds from now. The time the handler takes (the runner's own
+// work, waiting for the device) moves a kept deadline on: it is not the
+// child's.
 template <typename Handler>
 Outcome drive(Child& child, Speaker speaker, double first_timeout_s, Handler&& on_message) {
   Outcome out;
@@ -42,6 +44,7 @@ Outcome drive(Child& child, Speaker speaker, double first_timeout_s, Handler&& o
     std::string why = ev.kind == ChannelEvent::bad_message ? "not JSON: " + ev.text
                                                             : malformed_message(ev.body, speaker);
     double next = 0;
+    const auto handling = clock_type::now();
     if (why.empty()) {
       try {
         next = on_message(ev.body);
@@ -54,6 +57,7 @@ Outcome drive(Child& child, Speaker speaker, double first_timeout_s, Handler&& o
       continue;
     }
     if (next < 0) return out;
+    if (next == 0) deadline += clock_type::now() - handling;
     if (next > 0) deadline = clock_type::now() + std::chrono::milliseconds(static_cast<long long>(next * 1e3));
   }
 }

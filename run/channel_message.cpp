@@ -61,6 +61,9 @@ const Schema& common_events() {
       {"error", {{"phase", Type::string}, {"type", Type::string}, {"message", Type::string},
                  {"traceback", Type::string, false}}},
       {"done", {}},
+      // A point where untimed GPU work may pause for a run waiting to time
+      // (DeviceTurns::yield_to_timing); the runner answers "go".
+      {"turn", {}},
   };
   return s;
 }

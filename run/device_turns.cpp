@@ -57,6 +57,13 @@ int DeviceTurns::exclusive_waiting() {
   return exclusive_waiting_;
 }
 
+bool DeviceTurns::yield_to_timing(Turn& turn) {
+  if (turn.owner_ != this || turn.kind() != Kind::shared || exclusive_waiting() == 0) return false;
+  turn.release();
+  turn = shared();  // waits while a timing turn is held or waited for
+  return true;
+}
+
 void DeviceTurns::give_back(Kind kind) {
   {
     std::lock_guard lock(mutex_);

@@ -40,6 +40,11 @@ class DeviceTurns {
   Turn try_shared();
   Turn try_exclusive();
   int exclusive_waiting();  // runs waiting for an exclusive turn now
+  // At a point where a run holding `turn` (shared) may pause its untimed
+  // work: when a run waits to time, `turn` is given back and taken again
+  // once the timing runs waiting are done; true when it was. Any other turn
+  // is kept as it is.
+  bool yield_to_timing(Turn& turn);
 
  private:
   void give_back(Kind kind);

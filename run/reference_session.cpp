@@ -57,6 +57,12 @@ double ReferenceSession::on_message(const json& m) {
     return plan_.phase_s;
   }
   if (ev == "probe_shape" || ev == "probe_skipped") return on_probe(m);
+  if (ev == "turn") {
+    // A yield point between seeds or expected outputs: a run waiting to time goes first.
+    device_.yield_to_timing(turn_);
+    child_->send_line("go");
+    return 0;
+  }
   if (ev == "generated") {
     generated_ = true;
     return -1;
@@ -118,10 +124,11 @@ bool ReferenceSession::prepare() {
   result_.add_phase("reference", {{"phase", "import"}}, since);
   if (have_shapes_) {
     // Input generation is untimed GPU work: a shared turn on the device.
-    DeviceTurns::Turn turn = device_.take(DeviceTurns::Kind::shared);
+    turn_ = device_.take(DeviceTurns::Kind::shared);
     since = clock_type::now();
     child_->send_line("go");
     out = drive(*child_, Speaker::reference, plan_.phase_s, handler);
+    turn_.release();
     result_.add_phase("reference", {{"phase", "inputs"}}, since);
   }
   if (generated_) return true;
@@ -138,10 +145,11 @@ std::map<std::string, json> ReferenceSession::expected_outputs(const json& jobs)
   const fs::path check_cfg = ws_.private_dir() / "check.json";
   std::ofstream(check_cfg) << json{{"jobs", jobs}}.dump();
   Outcome out;
-  DeviceTurns::Turn turn = device_.take(DeviceTurns::Kind::shared);
+  turn_ = device_.take(DeviceTurns::Kind::shared);
   const auto since = clock_type::now();
   if (child_->send_line(check_cfg.string()))
     out = drive(*child_, Speaker::reference, plan_.phase_s, [this](const json& m) { return on_message(m); });
+  turn_.release();
   result_.add_phase("reference", {{"phase", "expected outputs"}, {"jobs", jobs.size()}}, since);
   if (!checked_) {
     // Submission errors come first: they are what the user needs to see.

@@ -52,6 +52,7 @@ class ReferenceSession {
   const Workspace& ws_;
   RunResult& result_;
   DeviceAccess& device_;
+  DeviceTurns::Turn turn_;  // shared, while it generates inputs or expected outputs
   std::unique_ptr<Child> child_;
   nlohmann::json shapes_ = nlohmann::json::array();
   std::map<std::pair<int, int>, nlohmann::json> inputs_;

@@ -82,4 +82,13 @@ DeviceTurns::Turn DeviceAccess::take(DeviceTurns::Kind kind) {
   return turn;
 }
 
+double DeviceAccess::yield_to_timing(DeviceTurns::Turn& turn) {
+  if (!turns_) return 0;
+  const auto asked = clock_type::now();
+  if (!turns_->yield_to_timing(turn)) return 0;
+  const double waited = std::chrono::duration<double>(clock_type::now() - asked).count();
+  wait_s_ += waited;
+  return waited;
+}
+
 }  // namespace kaudit::run

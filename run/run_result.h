@@ -78,6 +78,9 @@ class DeviceAccess {
  public:
   explicit DeviceAccess(std::shared_ptr<DeviceTurns> turns) : turns_(std::move(turns)) {}
   DeviceTurns::Turn take(DeviceTurns::Kind kind);
+  // A yield point of untimed work (DeviceTurns::yield_to_timing): the
+  // seconds it waited, 0 when nobody was waiting to time.
+  double yield_to_timing(DeviceTurns::Turn& turn);
   bool shared_device() const { return turns_ != nullptr; }
   double wait_seconds() const { return wait_s_; }
 

@@ -66,6 +66,7 @@ double SubmissionSession::on_message(const json& m) {
   }
   if (ev == "ready") return ready_ ? violation("a second 'ready'") : on_ready();
   if (ev == "phase") return on_phase(m);
+  if (ev == "turn") return on_turn();
   if (ev == "call" && m["kind"] == "correctness") return on_correctness_call(m);
   if (ev == "checks") {
     report_.correctness_counts[m["shape"].get<int>()] = m;
@@ -119,6 +120,19 @@ double SubmissionSession::on_ready() {
   end_phase();
   current_phase_ = {{"phase", "inputs"}};  // reading them, once its turn on the device came
   return -1;  // set up: it waits for its inputs and its turn on the device
+}
+
+// A yield point between untimed calls: a run waiting to time goes first
+// (its wait is device_wait_seconds, not the phase's). Inside a timing mode
+// the device stays this run's.
+double SubmissionSession::on_turn() {
+  if (!ready_) return violation("a 'turn' before 'ready'");
+  if (!open_mode_) {
+    const auto asked = clock_type::now();
+    if (device_.yield_to_timing(turn_) > 0) phase_started_ += clock_type::now() - asked;
+  }
+  child_->send_line("go");
+  return 0;
 }
 
 // A timing mode starts: the device alone (runs sharing it wait), and the

@@ -66,6 +66,7 @@ class SubmissionSession {
  private:
   double on_message(const nlohmann::json& m);
   double on_ready();
+  double on_turn();
   double on_mode_start(const nlohmann::json& m);
   double on_warm_done(const nlohmann::json& m);
   long long next_seed();

@@ -59,6 +59,15 @@ def receive():
     return _stdin_readline().strip()
 
 
+def device_turn():
+    """A point between pieces of untimed GPU work where a run sharing the
+    device and waiting to time goes first: the runner answers "go" once the
+    device is shared again (at once when nobody waits, or on the CPU)."""
+    send("turn")
+    if receive() != "go":
+        raise RuntimeError("the runner did not give the device back")
+
+
 def raised_by(exc):
     """An exception a call raised, for the runner (`call`'s `raised`)."""
     tb = _exc_format(type(exc), exc, exc.__traceback__)
@@ -663,6 +672,7 @@ def reference_outputs(torch, problem, inputs):
 def try_shape(torch, problem, values, seed, base_shapes, base_finite):
     """Appends `values` as a shape and runs the reference on it: (inputs, None)
     when it accepts it, else (None, why) with the shape taken off again."""
+    device_turn()
     problem.shapes.append(values)
     why = None
     try:
@@ -902,6 +912,7 @@ def run_reference(torch):
             written = {}  # seed -> (entries, which of them a stress case scales)
             for j, case in enumerate(CONFIG["cases"]):
                 if case["seed"] not in written:
+                    device_turn()
                     inputs = problem.gen_inputs(case["seed"])
                     written[case["seed"]] = (
                         write_values(torch, inputs, os.path.join(inputs_dir, "%s_s%d_c%d_" % (token, i, j))),
@@ -944,6 +955,7 @@ def run_reference(torch):
             # A reference that writes into its inputs gets them fresh from the files every job.
             if files_of(job) != cached_files or i in mutating_shapes:
                 cache, cached_files = {}, files_of(job)
+            device_turn()
             inputs = read_values(torch, job["inputs"], CONFIG["device"], cache)
             out = models[i](*inputs)
             outs = returned(out)
@@ -1198,6 +1210,7 @@ def run_submission(torch):
         held, held_bytes = [], 0
         files = {}  # a seed's files, read once for the seed and its stress cases
         for n_case, c in enumerate(by_shape.get(i, [])):
+            device_turn()
             inputs = read_values(torch, c["inputs"], device, files)
             nbytes = tensor_bytes(torch, inputs)
             held_bytes += nbytes
@@ -1242,6 +1255,12 @@ def run_submission(torch):
         whether it checks that call's output ("keep"), so no call knows
         whether it will be checked."""
         checks = OutputChecks(torch)
+        # One untimed call under the op recorder, on inputs of the mode's kind
+        # (fresh: new ones, from a seed of the harness's own), before the
+        # mode has the device alone: the recorder costs Python per op.
+        device_turn()
+        record_ops(torch, tracer, model, problem.gen_inputs(int(_token_hex(4), 16)) if mode == "fresh" else base,
+                   i, mode)
         send("mode_start", shape=i, mode=mode)
         expect(("go",), "start the mode")
         for w in range(CONFIG["warmup"]):
@@ -1250,10 +1269,6 @@ def run_submission(torch):
             sync(torch)
             tracer.end()
             checks.check(out, base)
-        # One untimed call under the op recorder, on inputs of the mode's kind
-        # (fresh: new ones, from a seed of the harness's own).
-        record_ops(torch, tracer, model, problem.gen_inputs(int(_token_hex(4), 16)) if mode == "fresh" else base,
-                   i, mode)
         # bench: the benchmark's question is the first case's, every call, so
         # a kept call is checked against those inputs even when the submission
         # changed them in an earlier call (inputs scaled in place, an output
@@ -1300,6 +1315,7 @@ def run_submission(torch):
             del before, out, outs
         del kept
         send("mode_end", shape=i, mode=mode)
+        device_turn()  # the kept outputs are copied off the device while runs that time wait
         sampled = []
         for entry in pending:
             prefix = os.path.join(outputs_dir, "t_s%d_%s_%d_" % (i, mode, entry["call"]))
@@ -1326,7 +1342,7 @@ def run_submission(torch):
             correctness(i, model, by_shape)
             del model
 
-    sealed += code_seals([flush, expect, timed, stream_order_probe, correctness, timing, off_grid])
+    sealed += code_seals([flush, expect, timed, stream_order_probe, correctness, timing, off_grid, device_turn])
     by_shape = {}
     for c in CONFIG["correctness"]:
         by_shape.setdefault(c["shape"], []).append(c)

@@ -45,7 +45,10 @@ TEST(ChannelMessage, EventsOfTheOtherSideAreRefused) {
   EXPECT_NE(malformed_message({{"event", "expected"}, {"id", "c_s0_c0"}, {"outputs", json::array()}},
                               Speaker::submission),
             "");
-  EXPECT_NE(malformed_message({{"event", "turn"}, {"shape", 0}, {"mode", "bench"}}, Speaker::submission), "");
+  EXPECT_NE(malformed_message({{"event", "tune"}, {"shape", 0}, {"mode", "bench"}}, Speaker::submission), "");
+  // A yield point between pieces of untimed GPU work is either side's to send.
+  EXPECT_EQ(malformed_message({{"event", "turn"}}, Speaker::submission), "");
+  EXPECT_EQ(malformed_message({{"event", "turn"}}, Speaker::reference), "");
 }
 
 // Issue 15, items 5b and 6: the op record and the state_dict outcome are the

@@ -60,3 +60,29 @@ TEST(DeviceTurns, MovedTurnIsGivenBackOnce) {
 }
 
 }  // namespace
+
+// A run holding a shared turn through a long stretch of untimed work lets a
+// run waiting to time go first at each of its yield points (issue 17: on the
+// H200, five jobs spent most of their wall time waiting while one job's
+// correctness phase or expected outputs held the device for a minute).
+TEST(DeviceTurns, YieldLetsAWaitingTimingTurnGoFirst) {
+  DeviceTurns turns;
+  DeviceTurns::Turn mine = turns.shared();
+  EXPECT_FALSE(turns.yield_to_timing(mine)) << "nobody waits: the turn is kept";
+  EXPECT_EQ(mine.kind(), Kind::shared);
+  std::atomic<bool> timed{false};
+  std::thread timing([&] {
+    DeviceTurns::Turn t = turns.exclusive();
+    timed = true;
+  });
+  while (turns.exclusive_waiting() == 0) std::this_thread::yield();
+  EXPECT_FALSE(timed.load()) << "the shared turn is still held";
+  EXPECT_TRUE(turns.yield_to_timing(mine));
+  EXPECT_TRUE(timed.load()) << "the timing turn ran before the shared one came back";
+  EXPECT_EQ(mine.kind(), Kind::shared);
+  EXPECT_EQ(turns.try_exclusive().kind(), Kind::none) << "shared again";
+  timing.join();
+  // Only a shared turn yields: an exclusive one (a timing mode) or none is kept.
+  DeviceTurns::Turn none;
+  EXPECT_FALSE(turns.yield_to_timing(none));
+}
