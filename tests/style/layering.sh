@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Dependencies point one way (CONTRIBUTING.md, "Layout"):
-#   app -> audit -> analyzer / run / report -> evidence -> rules
+#   app, python -> audit -> analyzer / run / report -> evidence -> rules
 # with the tracer beside them (read by run through its trace model). Fails
 # when a product source includes a header of a folder it may not use.
 #   tests/style/layering.sh REPO_ROOT
@@ -17,6 +17,7 @@ declare -A allowed=(
   [report]="report evidence rules"
   [audit]="audit analyzer run report evidence rules tracer kaudit"
   [app]="app audit analyzer run report evidence rules tracer kaudit"
+  [python]="python audit analyzer run report evidence rules tracer kaudit"
 )
 fail=0 checked=0
 for folder in "${!allowed[@]}"; do
