@@ -1,10 +1,11 @@
 #include "analyzer/report.h"
 
 #include "analyzer/checks/registry.h"
+#include "evidence/sarif.h"
 #include "kaudit/version.h"
 
+#include <filesystem>
 #include <map>
-#include <set>
 #include <sstream>
 
 namespace kaudit::analyzer {
@@ -15,14 +16,6 @@ std::map<std::string, int> count_by_category(const std::vector<FileReport>& file
   for (const auto& f : files)
     for (const auto& x : f.findings) counts[std::string(rules::to_string(x.category))]++;
   return counts;
-}
-
-const char* sarif_level(rules::Category c) {
-  switch (c) {
-    case rules::Category::cheat: return "error";
-    case rules::Category::benchmark_aware: return "warning";
-    default: return "note";
-  }
 }
 
 const CheckInfo* info_for(const std::string& id) {
@@ -84,48 +77,15 @@ nlohmann::json render_json(const std::vector<FileReport>& files, const ReportHea
 }
 
 nlohmann::json render_sarif(const std::vector<FileReport>& files, const ReportHeader& header) {
-  std::set<std::string> used;
+  evidence::SarifLog log;
+  log.tool_version = kVersion;
+  log.root = std::filesystem::current_path();
   for (const auto& f : files)
-    for (const auto& x : f.findings) used.insert(x.id);
-  auto rules_arr = nlohmann::json::array();
-  std::map<std::string, int> rule_index;
-  for (const auto& id : used) {
-    nlohmann::json r = {{"id", id}};
-    if (const CheckInfo* info = info_for(id)) {
-      r["shortDescription"] = {{"text", std::string(info->summary)}};
-      r["fullDescription"] = {{"text", std::string(info->explanation)}};
-      r["help"] = {{"text", std::string(info->confirm)}};
-      r["defaultConfiguration"] = {{"level", sarif_level(info->category)}};
-      r["properties"] = {{"category", std::string(rules::to_string(info->category))}};
-    }
-    rule_index[id] = static_cast<int>(rules_arr.size());
-    rules_arr.push_back(r);
-  }
-  auto results = nlohmann::json::array();
-  for (const auto& f : files)
-    for (const auto& x : f.findings) {
-      nlohmann::json phys = {{"artifactLocation", {{"uri", x.location.file}}}};
-      if (x.location.line > 0) {
-        phys["region"] = {{"startLine", x.location.line}};
-        if (x.location.column > 0) phys["region"]["startColumn"] = x.location.column;
-      }
-      results.push_back({{"ruleId", x.id},
-                         {"ruleIndex", rule_index[x.id]},
-                         {"level", sarif_level(x.category)},
-                         {"message", {{"text", x.message}}},
-                         {"locations", nlohmann::json::array({{{"physicalLocation", phys}}})},
-                         {"properties",
-                          {{"category", std::string(rules::to_string(x.category))},
-                           {"confidence", std::string(rules::to_string(x.confidence))},
-                           {"source", std::string(rules::to_string(x.source))}}}});
-    }
-  nlohmann::json run = {{"tool", {{"driver", {{"name", "kaudit"}, {"version", kVersion}, {"rules", rules_arr}}}}},
-                        {"results", results},
-                        {"properties", {{"rules", header.rules_name}}}};
-  if (!header.problem_name.empty()) run["properties"]["problem"] = header.problem_name;
-  return {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
-          {"version", "2.1.0"},
-          {"runs", nlohmann::json::array({run})}};
+    for (const auto& x : f.findings)
+      log.results.push_back({x, evidence::SarifStanding::no_verdict, nlohmann::json::object()});
+  log.properties = {{"rules", header.rules_name}};
+  if (!header.problem_name.empty()) log.properties["problem"] = header.problem_name;
+  return evidence::render_sarif(log, [](const std::string& id) { return info_for(id); });
 }
 
 int exit_status_for(const std::vector<FileReport>& files) {

@@ -431,6 +431,7 @@ Batch load_batch(const fs::path& out_dir) {
                       "', expected kaudit-audit/1; shown as far as it could be read");
   b.kaudit_version = str(summary, "kaudit_version");
   b.gpu = str(summary, "gpu");
+  b.root = str(summary, "root");
   std::set<std::string> anchors;
   for (const auto& e : field(summary, "submissions")) {
     if (!e.is_object()) {

@@ -107,6 +107,7 @@ std::string first_calls_text(const Submission& s);
 struct Batch {
   std::filesystem::path out_dir;
   std::string kaudit_version, gpu;
+  std::string root;  // summary.json `root`: where relative submission paths start; empty when not said
   std::vector<Submission> submissions;  // in summary order
   std::vector<std::string> notes;
 };

@@ -80,6 +80,33 @@ std::string codepoint_name(char32_t cp) {
   return buf;
 }
 
+// HTML and XML text: & < > " ' as entities, tab and newline kept (as
+// character references with `attribute_refs`, so that an XML attribute keeps
+// them), invisible characters and the non-characters U+FFFE and U+FFFF
+// (which XML 1.0 cannot hold) as `shown` makes them.
+template <typename Shown>
+std::string escaped_markup(std::string_view s, bool attribute_refs, Shown shown) {
+  std::string out;
+  out.reserve(s.size() + 16);
+  for (char32_t cp : decode(s)) {
+    switch (cp) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      case '\t': out += attribute_refs ? "&#9;" : "\t"; break;
+      case '\n': out += attribute_refs ? "&#10;" : "\n"; break;
+      default:
+        if (invisible(cp) || cp == 0xFFFE || cp == 0xFFFF)
+          out += shown(cp);
+        else
+          encode(cp, out);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string sanitize_utf8(std::string_view s) {
@@ -90,23 +117,11 @@ std::string sanitize_utf8(std::string_view s) {
 }
 
 std::string html(std::string_view s) {
-  std::string out;
-  out.reserve(s.size() + 16);
-  for (char32_t cp : decode(s)) {
-    switch (cp) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default:
-        if (invisible(cp))
-          out += "<span class=\"ctl\">" + codepoint_name(cp) + "</span>";
-        else
-          encode(cp, out);
-    }
-  }
-  return out;
+  return escaped_markup(s, false, [](char32_t cp) { return "<span class=\"ctl\">" + codepoint_name(cp) + "</span>"; });
+}
+
+std::string xml(std::string_view s, bool attribute) {
+  return escaped_markup(s, attribute, [](char32_t cp) { return "⟨" + codepoint_name(cp) + "⟩"; });
 }
 
 std::string md(std::string_view s) {

@@ -26,6 +26,13 @@ std::string md(std::string_view s);
 // visible, nothing else changed (a code block interprets nothing).
 std::string md_code(std::string_view s);
 
+// XML 1.0 character data, or an attribute value with `attribute` (JUnit
+// XML): escaped as html() does, tab and newline kept in text and written as
+// character references in attributes, so that they survive; characters XML
+// 1.0 cannot hold (other C0 controls, U+FFFE, U+FFFF) and the other
+// invisible ones (as md) shown as ⟨U+XXXX⟩, so that the file stays valid.
+std::string xml(std::string_view s, bool attribute = false);
+
 // A fence of backticks longer than any run of backticks in `body`.
 std::string md_fence(std::string_view body);
 
