@@ -5,6 +5,7 @@
 #include "evidence/json_file.h"
 #include "evidence/schemas.h"
 #include "evidence/verdict_document.h"
+#include "run/child_process.h"
 #include "run/run.h"
 #include "run/run_result.h"
 
@@ -67,11 +68,14 @@ struct RunEvidence {
   std::optional<double> seconds;
 };
 
+// A corrupt run.json is an `error` run that says so (evidence::read_saved_run).
 std::optional<RunEvidence> saved_run(const fs::path& path) {
-  const auto doc = evidence::read_json_file(path);
-  if (!doc) return std::nullopt;
-  RunEvidence r{evidence::run_facts(*doc), evidence::timing_of(&*doc), std::nullopt};  // throws when malformed
-  if (doc->contains("seconds") && (*doc)["seconds"].is_number()) r.seconds = (*doc)["seconds"].get<double>();
+  auto saved = evidence::read_saved_run(path);
+  if (!saved) return std::nullopt;
+  const json& doc = saved->doc;
+  RunEvidence r{std::move(saved->facts), evidence::timing_of(doc.is_object() ? &doc : nullptr), std::nullopt};
+  if (doc.is_object() && doc.contains("seconds") && doc["seconds"].is_number())
+    r.seconds = doc["seconds"].get<double>();
   return r;
 }
 
@@ -111,7 +115,8 @@ std::optional<StaticEvidence> StaticStage::analyze(const AuditItem& item) {
                              {"problem_dir", item.problem ? json(item.problem->string()) : json(nullptr)},
                              {"expected", item.expected}});
 #ifdef KAUDIT_HAVE_ANALYZER
-  if (plan_.force || !fs::exists(dir / "analysis.json")) {
+  // A saved analysis that cannot be read is made again: it costs little.
+  if (plan_.force || evidence::read_json_document(dir / "analysis.json").status != evidence::JsonDocument::ok) {
     const rules::Problem* problem = plan_.problem_of(item);
     auto& slot = analyzers_->by_problem[item.problem ? item.problem->string() : ""];
     if (!slot) {
@@ -126,9 +131,11 @@ std::optional<StaticEvidence> StaticStage::analyze(const AuditItem& item) {
     return StaticEvidence{report.findings, report.gpu_toolchains, ""};
   }
 #endif
-  const auto doc = evidence::read_json_file(dir / "analysis.json");
-  if (!doc) return std::nullopt;
-  return static_evidence_of(*doc);
+  const evidence::JsonDocument doc = evidence::read_json_document(dir / "analysis.json");
+  if (doc.status == evidence::JsonDocument::missing) return std::nullopt;
+  if (doc.status == evidence::JsonDocument::corrupt)
+    return StaticEvidence{{}, std::nullopt, "analysis.json " + doc.error};
+  return static_evidence_of(doc.doc);
 }
 
 // The run of a submission that can run and has none saved (or --force, or
@@ -153,10 +160,14 @@ std::optional<RunEvidence> run_evidence(const AuditItem& item, const BatchPlan& 
     };
     const run::RunResult result =
         run_guarded(attempt, slot.gate.get(), {workspace_root(), plan.min_free_bytes, slot.device_turns != nullptr});
+    if (run::children_interrupted()) {  // its children were killed: nothing of it is evidence
+      out.status = "interrupted";
+      return std::nullopt;
+    }
     evidence::write_json_file(path, result.to_json());
     return RunEvidence{result.facts(), result.timing, result.seconds};
   } catch (const std::exception& e) {
-    out.status = "failed";
+    out.status = run::children_interrupted() ? "interrupted" : "failed";
     out.error = std::string("the run could not start: ") + e.what();
     return std::nullopt;
   }
@@ -188,6 +199,7 @@ SubmissionOutcome audit_submission(const AuditItem& item, const std::optional<St
     try {
       if (analysis && !analysis->unreadable.empty()) throw std::runtime_error(analysis->unreadable);
       const std::optional<RunEvidence> ran = run_evidence(item, plan, slot, runnable, old_infrastructure, out);
+      if (out.status == "interrupted") return out;  // no verdict: the next audit runs it
       rules::VerdictInput in{item.source.string(), std::nullopt, std::nullopt};
       if (analysis) in.static_findings = analysis->findings;
       if (ran) in.run = ran->facts;
@@ -213,13 +225,15 @@ json verdict_from_folder(const fs::path& dir) {
   json sub = record.value_or(json::object());
   if (!record) sub["path"] = dir.filename().string();
   const auto analysis = evidence::read_json_file(dir / "analysis.json");
-  const auto run_doc = evidence::read_json_file(dir / "run.json");
+  const auto saved = evidence::read_saved_run(dir / "run.json");  // a corrupt one is an error that says so
   std::optional<rules::Problem> problem;
   if (sub.contains("problem_dir") && sub["problem_dir"].is_string())
     problem = rules::load_problem(sub["problem_dir"].get<std::string>());
   const rules::RulePack pack = problem ? rules::rule_pack_for_problem(*problem) : rules::default_rule_pack();
-  json v = evidence::decide_verdict_document(sub.value("path", ""), analysis ? &*analysis : nullptr,
-                                             run_doc ? &*run_doc : nullptr, pack.verdict);
+  rules::VerdictInput in = evidence::verdict_input(sub.value("path", ""), analysis ? &*analysis : nullptr, nullptr);
+  if (saved) in.run = saved->facts;
+  json v = evidence::verdict_to_json(rules::decide_verdict(in, pack.verdict),
+                                     evidence::timing_of(saved && saved->doc.is_object() ? &saved->doc : nullptr));
   evidence::write_json_file(dir / "verdict.json", v);
   return v;
 }

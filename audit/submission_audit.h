@@ -75,7 +75,7 @@ struct JobSlot {
 
 struct SubmissionOutcome {
   nlohmann::json verdict;
-  std::string status;  // done | not-run | failed
+  std::string status;  // done | not-run | failed | interrupted (SIGINT/SIGTERM: nothing of its run was written)
   double seconds = 0;  // the run's wall time, or what this audit spent
   std::string error;   // why it failed, for the progress line
 };

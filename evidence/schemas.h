@@ -11,6 +11,7 @@ inline constexpr const char* kRunSchema = "kaudit-run/1";                // run.
 inline constexpr const char* kTraceSchema = "kaudit-trace/1";            // trace.json (tracer/journal_format.h)
 inline constexpr const char* kVerdictSchema = "kaudit-verdict/1";        // verdict.json
 inline constexpr const char* kAuditSchema = "kaudit-audit/1";            // summary.json (kaudit audit)
+inline constexpr const char* kAuditInputsSchema = "kaudit-audit-inputs/1";  // inputs.json (audit/batch_folder.h)
 inline constexpr const char* kRulesSchema = "kaudit-rules/1";            // rule packs (rules/packs/*.json)
 inline constexpr const char* kHardwareSchema = "kaudit-hardware/1";      // rules/hardware/*.json
 

@@ -1,5 +1,6 @@
 #include "evidence/verdict_document.h"
 
+#include "evidence/json_file.h"
 #include "evidence/schemas.h"
 
 #include <stdexcept>
@@ -79,6 +80,28 @@ json verdict_to_json(const rules::Verdict& v, const json& timing) {
           // Bench and fresh times per shape, as the run measured them.
           {"timing", timing},
           {"evidence", {{"static", v.had_static}, {"run", v.had_run}}}};
+}
+
+rules::RunFacts corrupt_run_facts(const std::string& why) {
+  rules::RunFacts facts;
+  facts.result = "error";
+  facts.error = {{"phase", "evidence"},
+                 {"reason", "run.json " + why +
+                                ": the run's evidence is corrupt; delete run.json and verdict.json from the "
+                                "submission's folder and audit the batch again to run it again"}};
+  return facts;
+}
+
+std::optional<SavedRun> read_saved_run(const std::filesystem::path& path) {
+  JsonDocument read = read_json_document(path);
+  if (read.status == JsonDocument::missing) return std::nullopt;
+  if (read.status == JsonDocument::corrupt) return SavedRun{corrupt_run_facts(read.error), json()};
+  try {
+    rules::RunFacts facts = run_facts(read.doc);
+    return SavedRun{std::move(facts), std::move(read.doc)};
+  } catch (const std::exception& e) {
+    return SavedRun{corrupt_run_facts(std::string("is not a run document kaudit can read: ") + e.what()), json()};
+  }
 }
 
 json decide_verdict_document(const std::string& submission, const json* analysis, const json* run,

@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +29,19 @@ rules::RunFacts run_facts(const nlohmann::json& run);
 nlohmann::json verdict_to_json(const rules::Verdict& verdict, const nlohmann::json& timing);
 // The timing table of a kaudit-run/1 document, or an empty array.
 nlohmann::json timing_of(const nlohmann::json* run);
+
+// What a saved run.json says for a verdict (kaudit audit resuming, kaudit
+// verdict): nothing when the file is missing. A file that is there but
+// cannot be trusted (truncated, not JSON, not a kaudit-run/1 document) is
+// never taken for "not run": its facts are corrupt_run_facts(why).
+struct SavedRun {
+  rules::RunFacts facts;
+  nlohmann::json doc;  // the document; null when it is corrupt
+};
+std::optional<SavedRun> read_saved_run(const std::filesystem::path& path);
+// An `error` run whose error (phase "evidence") says that its evidence is
+// corrupt and why, and how to run it again.
+rules::RunFacts corrupt_run_facts(const std::string& why);
 
 // Reads, decides and writes in one step.
 nlohmann::json decide_verdict_document(const std::string& submission, const nlohmann::json* analysis,

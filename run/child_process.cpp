@@ -8,6 +8,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <mutex>
+#include <set>
 #include <stdexcept>
 #include <thread>
 
@@ -35,7 +38,37 @@ void close_fd(int& fd) {
   fd = -1;
 }
 
+// The process groups of the live children, and whether they were
+// interrupted. Never destroyed: workers may still reach it while the
+// program exits.
+struct Registry {
+  std::mutex m;
+  std::set<pid_t> groups;
+  std::atomic<bool> interrupted{false};
+  int wake[2] = {-1, -1};  // written once when interrupted: every poll on wake[0] returns
+};
+
+Registry& registry() {
+  static Registry* r = new Registry;
+  return *r;
+}
+
+void forget_group(pid_t pid) {
+  std::lock_guard<std::mutex> lock(registry().m);
+  registry().groups.erase(pid);
+}
+
 }  // namespace
+
+void interrupt_children() {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.m);
+  r.interrupted = true;
+  for (const pid_t g : r.groups) ::kill(-g, SIGKILL);
+  if (r.wake[1] >= 0) (void)!::write(r.wake[1], "!", 1);
+}
+
+bool children_interrupted() { return registry().interrupted.load(); }
 
 std::string ExitStatus::describe() const {
   if (exited) return "exit status " + std::to_string(code);
@@ -66,6 +99,7 @@ std::string Child::Capture::text() const {
 Child::Child(const ChildSpec& spec) {
   out_.cap = err_.cap = spec.output_cap;
   if (spec.argv.empty()) throw std::runtime_error("child: empty command");
+  if (children_interrupted()) throw ChildrenInterrupted();
   int out[2], err[2], chan[2], in[2];
   make_pipe(out);
   make_pipe(err);
@@ -78,11 +112,29 @@ Child::Child(const ChildSpec& spec) {
   envp.push_back(nullptr);
   const std::string cwd = spec.cwd.string();
 
+  // Started and registered under the registry's lock, so that an
+  // interruption either finds the child's group or stops it from starting.
+  Registry& reg = registry();
+  std::unique_lock<std::mutex> registered(reg.m);
+  if (reg.interrupted) {
+    for (int* fds : {out, err, chan, in}) {
+      close(fds[0]);
+      close(fds[1]);
+    }
+    throw ChildrenInterrupted();
+  }
+  // Without the wake pipe, waits end at their deadlines instead.
+  if (reg.wake[0] < 0 && pipe2(reg.wake, O_CLOEXEC) != 0) reg.wake[0] = reg.wake[1] = -1;
   pid_ = fork();
   if (pid_ < 0) throw std::runtime_error(std::string("fork: ") + strerror(errno));
   if (pid_ == 0) {
     // Only async-signal-safe calls from here to exec.
     setpgid(0, 0);
+    // The audit blocks SIGINT and SIGTERM in its threads (audit/interrupt.h);
+    // the child starts with none blocked, as it would from a shell.
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
     // Move the child's ends above the standard numbers first so that the
     // dup2s below cannot overwrite one another.
     int fds[4] = {in[0], out[1], err[1], chan[1]};
@@ -107,6 +159,8 @@ Child::Child(const ChildSpec& spec) {
     _exit(127);
   }
   setpgid(pid_, pid_);  // also here, so that a kill right away reaches the group
+  reg.groups.insert(pid_);
+  registered.unlock();
   close(in[0]);
   close(out[1]);
   close(err[1]);
@@ -120,9 +174,11 @@ Child::Child(const ChildSpec& spec) {
 
 Child::~Child() {
   if (!status_) {
+    forget_group(pid_);
     kill_group();
     int st = 0;
     waitpid(pid_, &st, 0);
+    await_pipes_closed();
   }
   close_fd(in_fd_);
   close_fd(out_fd_);
@@ -130,8 +186,8 @@ Child::~Child() {
   close_fd(chan_fd_);
 }
 
-void Child::drain(int timeout_ms) {
-  pollfd fds[3];
+void Child::drain(int timeout_ms, bool until_closed) {
+  pollfd fds[4];
   int n = 0;
   int* owners[3];
   for (int* fd : {&chan_fd_, &out_fd_, &err_fd_}) {
@@ -141,10 +197,14 @@ void Child::drain(int timeout_ms) {
     }
   }
   if (n == 0) {
-    if (timeout_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(std::min(timeout_ms, 50)));
+    if (timeout_ms > 0 && !children_interrupted())
+      std::this_thread::sleep_for(std::chrono::milliseconds(std::min(timeout_ms, 50)));
     return;
   }
-  if (poll(fds, n, timeout_ms) <= 0) return;
+  // The registry's wake pipe, readable once interrupted, ends the wait.
+  const int wake = until_closed ? -1 : registry().wake[0];
+  if (wake >= 0) fds[n] = {wake, POLLIN, 0};
+  if (poll(fds, n + (wake >= 0 ? 1 : 0), timeout_ms) <= 0) return;
   char buf[65536];
   for (int k = 0; k < n; ++k) {
     if (!(fds[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
@@ -179,6 +239,7 @@ void Child::drain(int timeout_ms) {
 ChannelEvent Child::next(std::chrono::steady_clock::time_point deadline) {
   using clock = std::chrono::steady_clock;
   for (;;) {
+    if (children_interrupted()) return {ChannelEvent::closed, {}, {}};
     if (!lines_.empty()) {
       std::string line = std::move(lines_.front());
       lines_.erase(lines_.begin());
@@ -227,17 +288,30 @@ void Child::kill_group() {
   }
 }
 
+void Child::await_pipes_closed() {
+  if (!children_interrupted()) return;
+  // Inside the sandbox, killing its outer process kills the rest through the
+  // PID namespace, a moment later: each holds the pipes until it is gone.
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while ((out_fd_ >= 0 || err_fd_ >= 0 || chan_fd_ >= 0) && std::chrono::steady_clock::now() < until)
+    drain(100, /*until_closed=*/true);
+}
+
 ExitStatus Child::finish(std::chrono::milliseconds grace) {
   if (status_) return *status_;
+  forget_group(pid_);  // before it can be reaped: a reaped pid may be another's
   close_fd(in_fd_);
   const auto until = std::chrono::steady_clock::now() + grace;
   int st = 0;
   pid_t got = 0;
-  while ((got = waitpid(pid_, &st, WNOHANG)) == 0 && std::chrono::steady_clock::now() < until) drain(50);
+  while ((got = waitpid(pid_, &st, WNOHANG)) == 0 && std::chrono::steady_clock::now() < until &&
+         !children_interrupted())
+    drain(50);
   kill_group();  // whatever it left behind goes too
   if (got == 0) waitpid(pid_, &st, 0);
   // Collect what is still in the pipes; stop when nothing more comes.
   for (int k = 0; k < 100 && (out_fd_ >= 0 || err_fd_ >= 0 || chan_fd_ >= 0); ++k) drain(10);
+  await_pipes_closed();
   ExitStatus s;
   if (WIFEXITED(st)) {
     s.exited = true;

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <filesystem>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,6 +19,17 @@
 namespace kaudit::run {
 
 inline constexpr int kChannelFd = 3;
+
+// Interruption (kaudit audit on SIGINT or SIGTERM; audit/interrupt.h):
+// every live Child's process group is known here. interrupt_children() kills
+// them all; from then on no Child starts (its constructor throws
+// ChildrenInterrupted) and a Child waiting for its next message or for its
+// exit stops waiting, so that the runs unwind and remove their workspaces.
+struct ChildrenInterrupted : std::runtime_error {
+  ChildrenInterrupted() : std::runtime_error("interrupted: no new process is started") {}
+};
+void interrupt_children();
+bool children_interrupted();
 
 struct ChildSpec {
   std::vector<std::string> argv;  // argv[0] is a path; no PATH search
@@ -75,7 +87,13 @@ class Child {
     void add(const char* data, std::size_t n);
     std::string text() const;
   };
-  void drain(int timeout_ms);
+  // Reads what the pipes hold, waiting at most `timeout_ms`; an interruption
+  // ends the wait unless `until_closed` (waiting for the pipes to close).
+  void drain(int timeout_ms, bool until_closed = false);
+  // Interrupted: waits (10 s at most) until every process that holds the
+  // child's pipes has closed them, i.e. is gone, so that the audit does not
+  // end while its children are still dying.
+  void await_pipes_closed();
 
   int pid_ = -1;
   int out_fd_ = -1, err_fd_ = -1, chan_fd_ = -1, in_fd_ = -1;
