@@ -1,6 +1,7 @@
 // kaudit audit [--problem DIR] SUBMISSION... | --manifest FILE [-o OUT_DIR] [--jobs N] [--gpus LIST] ...
 #include "audit/audit.h"
 #include "audit/front_end.h"
+#include "audit/interrupt.h"
 #include "app/commands.h"
 
 #include <iostream>
@@ -31,7 +32,8 @@ void add_audit_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--python", a->options.python, "the interpreter that runs submissions");
   CLI::Option* trials =
       cmd->add_option("--trials", a->trials, "timed calls per mode, 1 to 100000 (default: each problem's num_perf_trials)");
-  cmd->add_flag("--force", a->options.force, "redo submissions already done (default: resume)");
+  cmd->add_flag("--force", a->options.force,
+                "redo submissions already done (default: resume), also in a folder that holds another batch");
   cmd->add_flag("--no-trace", a->no_trace, "run CUDA submissions without the tracer");
   cmd->add_flag("--expect", a->expect, "exit 1 unless every verdict matches the manifest's expectation");
   cmd->add_option("--fail-on", a->fail_on,
@@ -39,6 +41,10 @@ void add_audit_command(CLI::App& app, int& exit_code) {
                   "benchmark-aware, unverified, not-run, incorrect, error, infrastructure-error)")
       ->capture_default_str();
   cmd->add_flag("-q,--quiet", a->options.quiet, "no progress lines");
+  cmd->add_option("--sarif", a->options.sarif,
+                  "also write every finding of every verdict as SARIF 2.1.0 to this file (code-scanning UIs)");
+  cmd->add_option("--junit", a->options.junit,
+                  "also write JUnit XML to this file: one testcase per submission (CI test reports)");
   cmd->add_option("--min-free-gib", a->options.min_free_gib,
                   "free space under $TMPDIR (or /tmp) a run needs to start beside others; short of it, it runs "
                   "alone, and not at all when even then there is too little (infrastructure-error)")
@@ -80,6 +86,9 @@ void add_audit_command(CLI::App& app, int& exit_code) {
       exit_code = audit::any_fails(summary, fail_on) ? 1 : 0;
       if (a->expect && summary.contains("expectations"))
         exit_code = summary["expectations"]["matched"] == summary["expectations"]["of"] ? 0 : 1;
+    } catch (const audit::AuditInterrupted& e) {
+      std::cerr << "kaudit audit: " << e.what() << "\n";
+      exit_code = 128 + e.signal;
     } catch (const CLI::ValidationError& e) {
       std::cerr << "kaudit audit: " << e.what() << "\n";
       exit_code = 2;

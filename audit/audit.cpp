@@ -1,10 +1,15 @@
 #include "audit/audit.h"
 
+#include "audit/batch_folder.h"
+#include "audit/finding_catalog.h"
+#include "audit/interrupt.h"
 #include "audit/submission_audit.h"
 #include "evidence/json_file.h"
 #include "evidence/schemas.h"
 #include "kaudit/version.h"
+#include "report/ci_outputs.h"
 #include "report/report.h"
+#include "run/child_process.h"
 #include "run/sandbox.h"
 
 #include <algorithm>
@@ -13,6 +18,7 @@
 #include <iostream>
 #include <mutex>
 #include <set>
+#include <stdexcept>
 #include <thread>
 
 namespace kaudit::audit {
@@ -100,8 +106,9 @@ std::vector<json> run_jobs(const std::vector<AuditItem>& items, const std::vecto
   std::mutex print_mutex;
   std::atomic<size_t> next{0}, done{0};
   auto worker = [&](int w) {
-    for (size_t i = next++; i < items.size(); i = next++) {
+    for (size_t i = next++; i < items.size() && !run::children_interrupted(); i = next++) {
       const SubmissionOutcome out = audit_submission(items[i], analyses[i], plan, slots[static_cast<std::size_t>(w)]);
+      if (out.status == "interrupted") continue;  // nothing of it was written: the next audit runs it
       entries[i] = summary_entry(items[i], out);
       const size_t n = ++done;
       std::lock_guard<std::mutex> lock(print_mutex);
@@ -141,6 +148,33 @@ json gpu_of_batch(const fs::path& out_dir, const json& entries, bool gpu_here) {
   return gpu_here ? json("available") : json(nullptr);
 }
 
+// Refuses a folder that holds another batch (unless --force), then records
+// this batch's inputs in it (audit/batch_folder.h).
+void record_batch(const std::vector<AuditItem>& items, const BatchPlan& plan, const AuditOptions& o) {
+  std::optional<RunSettings> runs;
+  if (plan.device != "none") runs = RunSettings{plan.device, plan.trials, plan.trace, !plan.unsafe_no_sandbox};
+  const json inputs = recorded_inputs(items, runs);
+  if (!o.force) check_same_batch(o.out_dir, inputs);
+  write_recorded_inputs(o.out_dir, inputs);
+}
+
+[[noreturn]] void stop_interrupted(int signal, const json& entries, std::size_t total) {
+  std::size_t kept = 0;
+  for (const auto& e : entries) kept += e.is_object();
+  throw AuditInterrupted(signal, std::string("interrupted by SIG") + sigabbrev_np(signal) + ": " +
+                                     std::to_string(kept) + " of " + std::to_string(total) +
+                                     " submission(s) decided and kept; the runs were stopped and their workspaces "
+                                     "removed; audit the batch again (the same command) to resume it");
+}
+
+// What SARIF rules say of an id: the catalog's first producer of it.
+evidence::RuleInfo catalog_rule_info() {
+  return [](const std::string& id) -> const rules::FindingInfo* {
+    const rules::CatalogEntry* e = finding_catalog().find(id);
+    return e ? &e->first() : nullptr;
+  };
+}
+
 }  // namespace
 
 const std::set<std::string>& fail_on_outcomes() {
@@ -168,17 +202,23 @@ bool gpu_available() {
 
 json run_audit(const std::vector<AuditItem>& items, const AuditOptions& o) {
   fs::create_directories(o.out_dir);
+  const BatchLock lock(o.out_dir);  // one audit at a time writes a batch folder
   const bool have_gpu = o.device == "none" || o.device == "cpu" ? false : gpu_available();
   if (o.device == "auto" && !have_gpu && !o.quiet)
     std::cerr << "kaudit audit: no GPU here: static analysis for every submission, CPU runs for pure-PyTorch "
                  "ones; the rest are marked not-run, never clean\n";
   const BatchPlan plan = make_batch_plan(items, o, have_gpu);
+  record_batch(items, plan, o);
 
+  // Ctrl-C and SIGTERM from here on stop the runs and keep what was decided.
+  const SignalWatch signals;
   // Stage 1, in order: the submission's record and its static analysis.
   std::vector<std::optional<StaticEvidence>> analyses;
   StaticStage static_stage(plan);
-  for (const auto& it : items) analyses.push_back(static_stage.analyze(it));
-  const json entries = run_jobs(items, analyses, plan, o);
+  for (std::size_t i = 0; i < items.size() && !signals.signal(); ++i)
+    analyses.push_back(static_stage.analyze(items[i]));
+  const json entries = signals.signal() ? json::array() : json(run_jobs(items, analyses, plan, o));
+  if (signals.signal()) stop_interrupted(signals.signal(), entries, items.size());
 
   int matched = 0, with_expectation = 0;
   for (const auto& e : entries) {
@@ -196,12 +236,21 @@ json run_audit(const std::vector<AuditItem>& items, const AuditOptions& o) {
   if (with_expectation) summary["expectations"] = {{"matched", matched}, {"of", with_expectation}};
   evidence::write_json_file(o.out_dir / "summary.json", summary);
   report::write_reports(o.out_dir);
+  report::write_ci_outputs(o.out_dir, {o.sarif, o.junit, kaudit::kVersion}, catalog_rule_info());
   return summary;
 }
 
 json recompute_verdicts(const fs::path& dir) {
   if (!fs::exists(dir / "summary.json")) return verdict_from_folder(dir);
-  json summary = *evidence::read_json_file(dir / "summary.json");
+  const BatchLock lock(dir);
+  const evidence::JsonDocument read = evidence::read_json_document(dir / "summary.json");
+  if (read.status != evidence::JsonDocument::ok || !read.doc.is_object() || !read.doc.contains("submissions") ||
+      !read.doc["submissions"].is_array())
+    throw std::runtime_error((dir / "summary.json").string() + " " +
+                             (read.error.empty() ? std::string("lists no submissions") : read.error) +
+                             ": nothing was changed (kaudit audit of the batch's inputs into this folder writes it "
+                             "again from the evidence folders)");
+  json summary = read.doc;
   for (auto& e : summary["submissions"]) {
     const fs::path sub_dir = dir / e.value("key", "");
     const json v = verdict_from_folder(sub_dir);

@@ -29,15 +29,22 @@ struct AuditOptions {
   // Free space a run needs under the workspace root ($TMPDIR or /tmp) to
   // start beside others; short of it, it waits to run alone (audit/environment.h).
   double min_free_gib = 2.0;
+  // CI outputs written beside the reports when not empty (--sarif, --junit;
+  // docs/report-format.md): SARIF 2.1.0 with every verdict's findings, JUnit XML.
+  std::filesystem::path sarif, junit;
 };
 
 // Runs the batch, writes OUT_DIR/<key>/{submission,analysis,run,verdict}.json,
 // OUT_DIR/summary.json and the reports; returns the summary document.
+// Holds OUT_DIR/.kaudit.lock meanwhile and refuses a folder that holds
+// another batch unless `force` (audit/batch_folder.h); on SIGINT or SIGTERM
+// stops every run and throws AuditInterrupted (audit/interrupt.h).
 nlohmann::json run_audit(const std::vector<AuditItem>& items, const AuditOptions& options);
 
 // Recomputes OUT_DIR/<key>/verdict.json from the evidence beside it (or,
 // when `dir` holds summary.json, for every submission of the batch, then the
-// summary and the reports). Returns the verdict or the summary.
+// summary and the reports, under the batch's lock). Returns the verdict or
+// the summary; throws, changing nothing, when summary.json is corrupt.
 nlohmann::json recompute_verdicts(const std::filesystem::path& dir);
 
 // The outcomes `kaudit audit --fail-on` accepts: integrities and results.

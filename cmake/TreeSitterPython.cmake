@@ -24,7 +24,10 @@ set(KAUDIT_TS_RUNTIME_SHA256 49d8edf6b34cd719a3e44a0ce154211f996039eee6b6a4b297c
 # into the build tree once, checks its SHA-256 and extracts it; DIR_VAR is set
 # to the folder holding package/.
 function(kaudit_npm_package name version sha256 dir_var)
-  set(dir ${CMAKE_BINARY_DIR}/_deps/${name}-${version})
+  # npm names a scoped package's tarball (@scope/name) scope-name-VERSION.tgz.
+  string(REGEX REPLACE "^@" "" tgz_name "${name}")
+  string(REPLACE "/" "-" tgz_name "${tgz_name}")
+  set(dir ${CMAKE_BINARY_DIR}/_deps/${tgz_name}-${version})
   set(${dir_var} ${dir} PARENT_SCOPE)
   if(EXISTS ${dir}/package/package.json)
     return()
@@ -38,7 +41,7 @@ function(kaudit_npm_package name version sha256 dir_var)
   if(NOT npm_rc EQUAL 0)
     message(FATAL_ERROR "npm pack ${name}@${version} failed: ${npm_err}")
   endif()
-  set(tarball ${dir}/${name}-${version}.tgz)
+  set(tarball ${dir}/${tgz_name}-${version}.tgz)
   file(SHA256 ${tarball} tarball_sha256)
   if(NOT tarball_sha256 STREQUAL sha256)
     file(REMOVE ${tarball})

@@ -11,6 +11,9 @@ packages=(cmake ninja-build g++ pkg-config clang-19 libclang-19-dev llvm-19-dev 
           nlohmann-json3-dev libcli11-dev libyaml-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev
           libicu-dev python3-torch chromium universal-ctags bubblewrap)
 command -v npm >/dev/null 2>&1 || packages+=(npm)
+# The SARIF files validated against the SARIF 2.1.0 schema, formats checked
+# (tests/audit/audit_ci_test.sh).
+packages+=(python3-jsonschema python3-rfc3987)
 # The Python module (python/): pybind11 and the Python headers; cpack -G DEB
 # (tests/install/install_test.sh) runs dpkg-shlibdeps, from dpkg-dev.
 packages+=(pybind11-dev python3-dev dpkg-dev)
