@@ -12,6 +12,7 @@ void add_analyze_command(CLI::App& app, int& exit_code);
 void add_explain_command(CLI::App& app, int& exit_code);
 void add_audit_command(CLI::App& app, int& exit_code);
 void add_verdict_command(CLI::App& app, int& exit_code);
+void add_merge_command(CLI::App& app, int& exit_code);
 void add_run_command(CLI::App& app, int& exit_code);
 void add_trace_command(CLI::App& app, int& exit_code);  // KAUDIT_HAVE_TRACER
 

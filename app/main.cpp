@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   kaudit::app::add_run_command(app, exit_code);
   kaudit::app::add_audit_command(app, exit_code);
   kaudit::app::add_verdict_command(app, exit_code);
+  kaudit::app::add_merge_command(app, exit_code);
 #ifdef KAUDIT_HAVE_ANALYZER
   kaudit::app::add_analyze_command(app, exit_code);
 #endif

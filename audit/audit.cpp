@@ -18,6 +18,7 @@
 #include <iostream>
 #include <mutex>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 #include <thread>
 
@@ -148,6 +149,22 @@ json gpu_of_batch(const fs::path& out_dir, const json& entries, bool gpu_here) {
   return gpu_here ? json("available") : json(nullptr);
 }
 
+// A shard resumes only its own folder: one that holds another shard, or a
+// shard of other inputs, would end with a summary that drops what it held.
+void check_shard_folder(const fs::path& out_dir, const json& shard) {
+  const auto old = evidence::read_json_file(out_dir / "summary.json");
+  if (!old || !old->is_object() || !old->contains("shard") || !(*old)["shard"].is_object()) return;
+  const json& was = (*old)["shard"];
+  const bool same = was.value("index", -1) == shard["index"] && was.value("count", -1) == shard["count"] &&
+                    was.value("inputs", json::object()).value("digest", "") == shard["inputs"]["digest"];
+  if (!same)
+    throw std::runtime_error(out_dir.string() + " holds shard " + std::to_string(was.value("index", -1)) + "/" +
+                             std::to_string(was.value("count", -1)) + " of inputs " +
+                             was.value("inputs", json::object()).value("digest", "?") + ", not shard " +
+                             shard["index"].dump() + "/" + shard["count"].dump() + " of " +
+                             shard["inputs"]["digest"].get<std::string>() + ": give each shard its own folder");
+}
+
 // Refuses a folder that holds another batch (unless --force), then records
 // this batch's inputs in it (audit/batch_folder.h).
 void record_batch(const std::vector<AuditItem>& items, const BatchPlan& plan, const AuditOptions& o) {
@@ -190,6 +207,33 @@ bool any_fails(const json& summary, const std::set<std::string>& fail_on) {
   return false;
 }
 
+std::set<std::string> parse_fail_on(const std::string& list) {
+  std::set<std::string> fail_on;
+  std::stringstream names(list);
+  for (std::string f; std::getline(names, f, ',');) {
+    if (f.empty()) continue;
+    if (!fail_on_outcomes().count(f))
+      throw std::invalid_argument("--fail-on: '" + f + "' is not a verdict outcome (cheat, benchmark-aware, "
+                                  "unverified, not-run, incorrect, error, infrastructure-error)");
+    fail_on.insert(f);
+  }
+  return fail_on;
+}
+
+void complete_summary(json& summary, const fs::path& out_dir, bool gpu_here) {
+  const json& entries = summary["submissions"];
+  int matched = 0, with_expectation = 0;
+  for (const auto& e : entries) {
+    if (!e.contains("matches")) continue;
+    ++with_expectation;
+    matched += e["matches"].get<bool>();
+  }
+  summary["gpu"] = gpu_of_batch(out_dir, entries, gpu_here);
+  summary["counts"] = count_integrity(entries);
+  summary.erase("expectations");
+  if (with_expectation) summary["expectations"] = {{"matched", matched}, {"of", with_expectation}};
+}
+
 bool gpu_available() {
   FILE* p = popen("nvidia-smi -L 2>/dev/null", "r");
   if (!p) return false;
@@ -200,7 +244,13 @@ bool gpu_available() {
   return rc == 0 && out.find("GPU ") != std::string::npos;
 }
 
-json run_audit(const std::vector<AuditItem>& items, const AuditOptions& o) {
+json run_audit(const std::vector<AuditItem>& all_items, const AuditOptions& o) {
+  const std::vector<AuditItem> items = o.shard ? shard_items(all_items, *o.shard) : all_items;
+  json shard_record;
+  if (o.shard) {
+    shard_record = {{"index", o.shard->index}, {"count", o.shard->count}, {"inputs", batch_inputs(all_items)}};
+    check_shard_folder(o.out_dir, shard_record);
+  }
   fs::create_directories(o.out_dir);
   const BatchLock lock(o.out_dir);  // one audit at a time writes a batch folder
   const bool have_gpu = o.device == "none" || o.device == "cpu" ? false : gpu_available();
@@ -220,20 +270,13 @@ json run_audit(const std::vector<AuditItem>& items, const AuditOptions& o) {
   const json entries = signals.signal() ? json::array() : json(run_jobs(items, analyses, plan, o));
   if (signals.signal()) stop_interrupted(signals.signal(), entries, items.size());
 
-  int matched = 0, with_expectation = 0;
-  for (const auto& e : entries) {
-    if (!e.contains("matches")) continue;
-    ++with_expectation;
-    matched += e["matches"].get<bool>();
-  }
   json summary = {{"schema", evidence::kAuditSchema},
                   {"kaudit_version", kaudit::kVersion},
                   {"root", fs::current_path().string()},  // where relative submission paths start
                   {"device", plan.device},
-                  {"gpu", gpu_of_batch(o.out_dir, entries, have_gpu)},
-                  {"counts", count_integrity(entries)},
                   {"submissions", entries}};
-  if (with_expectation) summary["expectations"] = {{"matched", matched}, {"of", with_expectation}};
+  if (o.shard) summary["shard"] = shard_record;
+  complete_summary(summary, o.out_dir, have_gpu);
   evidence::write_json_file(o.out_dir / "summary.json", summary);
   report::write_reports(o.out_dir);
   report::write_ci_outputs(o.out_dir, {o.sarif, o.junit, kaudit::kVersion}, catalog_rule_info());
@@ -260,8 +303,7 @@ json recompute_verdicts(const fs::path& dir) {
     if (run_doc && run_doc->contains("seconds") && (*run_doc)["seconds"].is_number()) e["seconds"] = (*run_doc)["seconds"];
     if (e.contains("expected")) e["matches"] = verdict_matches(e["expected"], v["result"], v["integrity"]);
   }
-  summary["counts"] = count_integrity(summary["submissions"]);
-  summary["gpu"] = gpu_of_batch(dir, summary["submissions"], summary.value("gpu", json()).is_string());
+  complete_summary(summary, dir, summary.value("gpu", json()).is_string());
   evidence::write_json_file(dir / "summary.json", summary);
   report::write_reports(dir);
   return summary;

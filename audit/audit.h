@@ -32,9 +32,12 @@ struct AuditOptions {
   // CI outputs written beside the reports when not empty (--sarif, --junit;
   // docs/report-format.md): SARIF 2.1.0 with every verdict's findings, JUnit XML.
   std::filesystem::path sarif, junit;
+  // Audit only this slice of the items (kaudit audit --shard I/N); the
+  // summary records it and the whole batch's inputs (`shard`, docs/audit.md).
+  std::optional<Shard> shard;
 };
 
-// Runs the batch, writes OUT_DIR/<key>/{submission,analysis,run,verdict}.json,
+// Runs the batch (or, with `options.shard`, its shard), writes OUT_DIR/<key>/{submission,analysis,run,verdict}.json,
 // OUT_DIR/summary.json and the reports; returns the summary document.
 // Holds OUT_DIR/.kaudit.lock meanwhile and refuses a folder that holds
 // another batch unless `force` (audit/batch_folder.h); on SIGINT or SIGTERM
@@ -49,9 +52,18 @@ nlohmann::json recompute_verdicts(const std::filesystem::path& dir);
 
 // The outcomes `kaudit audit --fail-on` accepts: integrities and results.
 const std::set<std::string>& fail_on_outcomes();
+// Parses `--fail-on`'s comma list; throws std::invalid_argument on a name
+// that is not one of fail_on_outcomes().
+std::set<std::string> parse_fail_on(const std::string& list);
 // Whether any submission of a summary (its `submissions[]`) has an
 // integrity or a result in `fail_on`: the audit's exit status 1.
 bool any_fails(const nlohmann::json& summary, const std::set<std::string>& fail_on);
+
+// The fields of summary.json that follow from its `submissions[]`: `counts`,
+// `expectations` (dropped when no entry has an expectation) and `gpu` (the
+// GPU named by the first CUDA run.json under `out_dir`, else "available"
+// when `gpu_here`, else null).
+void complete_summary(nlohmann::json& summary, const std::filesystem::path& out_dir, bool gpu_here);
 
 // Whether a CUDA GPU is usable here (nvidia-smi lists one).
 bool gpu_available();

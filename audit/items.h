@@ -27,6 +27,26 @@ std::vector<AuditItem> items_from_paths(const std::vector<std::string>& paths,
 // are relative to the current folder, or absolute. Throws on a malformed manifest.
 std::vector<AuditItem> items_from_manifest(const std::filesystem::path& manifest);
 
+// A slice of a batch for one machine (kaudit audit --shard I/N): shard
+// `index` of `count`, numbered from 0.
+struct Shard {
+  int index = 0;
+  int count = 1;
+};
+// Parses "I/N" with 0 <= I < N; throws std::invalid_argument saying why.
+Shard parse_shard(const std::string& text);
+// The items of one shard: every count-th item from the index-th, in the
+// order of their keys (unique in a batch, and the same on every machine
+// for the same manifest or paths), kept in the batch's order. The shards of
+// one batch are disjoint and together hold every item.
+std::vector<AuditItem> shard_items(const std::vector<AuditItem>& items, const Shard& shard);
+// What a shard's summary records of the whole batch it came from
+// (summary.json `shard.inputs`, docs/audit.md): a digest of every item's key,
+// path and problem in order, their number, and each item's key, path,
+// problem and expectation, so that a merge can tell whether shards belong
+// together and name what a missing shard held.
+nlohmann::json batch_inputs(const std::vector<AuditItem>& items);
+
 // A manifest's label against a verdict. A submission labelled clean whose
 // run ends in an error matches "unverified": without a completed run its
 // integrity cannot be shown (rules/verdict.h), only not found wanting.

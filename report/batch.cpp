@@ -415,6 +415,25 @@ void read_submission(Submission& s, const json& summary, const fs::path& out_dir
   }
 }
 
+// What kaudit audit --shard and kaudit merge recorded (docs/scale-out.md):
+// a shard says so, a merge names its missing shards and resolved conflicts.
+void scale_out_notes(const json& summary, std::vector<std::string>& notes) {
+  const json& shard = field(summary, "shard");
+  if (shard.is_object())
+    notes.push_back("this batch is shard " + str(shard, "index", "?") + "/" + str(shard, "count", "?") +
+                    " (numbered from 0) of a batch of " + str(field(shard, "inputs"), "count", "?") +
+                    " submissions; kaudit merge joins the shards");
+  const json& merge = field(summary, "merge");
+  const json& absent = field(field(merge, "shards"), "missing");
+  if (absent.is_array() && !absent.empty())
+    notes.push_back("merged without shard(s) " + absent.dump() + " (numbered from 0) of " +
+                    str(field(merge, "shards"), "count", "?") + ": their " +
+                    std::to_string(field(merge, "missing").size()) +
+                    " submission(s) are listed as not-run, with status missing");
+  for (const auto& c : field(merge, "conflicts"))
+    if (c.is_object()) notes.push_back("conflict: " + str(c, "why") + "; kept " + str(c, "kept", "none"));
+}
+
 }  // namespace
 
 Batch load_batch(const fs::path& out_dir) {
@@ -429,6 +448,7 @@ Batch load_batch(const fs::path& out_dir) {
   if (str(summary, "schema") != "kaudit-audit/1")
     b.notes.push_back("summary.json has schema '" + str(summary, "schema", "(none)") +
                       "', expected kaudit-audit/1; shown as far as it could be read");
+  scale_out_notes(summary, b.notes);
   b.kaudit_version = str(summary, "kaudit_version");
   b.gpu = str(summary, "gpu");
   b.root = str(summary, "root");
