@@ -45,6 +45,7 @@ json mode_document(const RunPlan& plan, const SubmissionReport& report, const js
   json mdoc = stats_of(times);
   json sample_docs = json::array();
   bool samples_ok = true;
+  double wrong_share = 0;
   for (const auto& s : t.value("samples", json::array())) {
     const int call = s.value("call", 0);
     const auto want = expected.find("t_s" + std::to_string(i) + "_" + mode + "_" + std::to_string(call));
@@ -54,11 +55,16 @@ json mode_document(const RunPlan& plan, const SubmissionReport& report, const js
       sd["status"] = "failed";
       sd["reason"] = "the sampled call's output could not be checked against the reference";
       samples_ok = false;
+      wrong_share = 1;
     } else {
       const OutputCheck chk = check_outputs(s["outputs"], want->second, xfer, plan.tolerance, std::nullopt);
       sd.update(output_check_json(chk));
       if (chk.status == "failed") {
         samples_ok = false;
+        // No element counted wrong (a wrong shape or dtype): wrong everywhere.
+        wrong_share = std::max(wrong_share, chk.mismatches == 0 || chk.elements == 0
+                                                ? 1.0
+                                                : static_cast<double>(chk.mismatches) / static_cast<double>(chk.elements));
         if (result.result_reason.empty())
           result.result_reason =
               "shape " + std::to_string(i) + ", timed " + mode + " call " + std::to_string(call) + ": " + chk.reason;
@@ -81,7 +87,8 @@ json mode_document(const RunPlan& plan, const SubmissionReport& report, const js
                                                    "Shape " + std::to_string(i) + ", mode " + mode + ": " + *clock.forged + "."));
   }
   evidence = {samples_ok, times.empty() ? 0.0 : mdoc["median_ms"].get<double>(),
-              times.empty() ? 0.0 : mdoc["min_ms"].get<double>(), t.value("counts", json::object())};
+              times.empty() ? 0.0 : mdoc["min_ms"].get<double>(), t.value("counts", json::object()),
+              samples_ok ? 1.0 : wrong_share};
   result.all_correct = result.all_correct && samples_ok;
   return mdoc;
 }

@@ -18,6 +18,10 @@ struct ModeEvidence {
   double median_ms = 0;
   double min_ms = 0;
   nlohmann::json counts;  // the harness's output checks: calls, non_plain, not_tensor, aliases_input, reused
+  // The largest share of wrong elements in a failed sample (1 where one
+  // could not be compared at all): a stale or skipped answer is wrong nearly
+  // everywhere, a numerical near miss in a few elements.
+  double wrong_share = 1;
 };
 
 struct ShapeEvidence {
