@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Ctrl-C in the middle of a CPU audit (issue 18, item 5): the first
-# submission (tests/runner/solutions/hang.py) hangs in its first call after
+# submission (tests/audit/solutions/hang_with_helper.py) hangs in its first call after
 # starting a helper that leaves its process group; SIGINT then must end the
 # audit with status 130 and a message, leave none of its processes (the
 # runs' sandboxes, harnesses, the helper) and no workspace in TMPDIR, write
@@ -39,7 +39,7 @@ PY
 
 cat > "$out/manifest.json" <<'EOF'
 {"schema": "kaudit-corpus/1", "entries": [
-  {"path": "tests/runner/solutions/hang.py", "problem": "tests/runner/problems/linear_relu"},
+  {"path": "tests/audit/solutions/hang_with_helper.py", "problem": "tests/runner/problems/linear_relu"},
   {"path": "tests/runner/solutions/kb_softplus_clean.py", "problem": "tests/runner/problems/kb_softplus"}]}
 EOF
 batch="$out/batch"
@@ -52,11 +52,11 @@ pid=$!
 # Waits (5 minutes at most) until the hanging call has started its helper.
 for ((i = 0; i < 1500; i++)); do
   descendants "$pid" > "$out/procs"
-  grep -q kaudit-hang-test-helper "$out/procs" && break
+  grep -q kaudit-interrupt-test-helper "$out/procs" && break
   kill -0 "$pid" 2>/dev/null || fail "the audit ended before the hanging call started"
   sleep 0.2
 done
-grep -q kaudit-hang-test-helper "$out/procs" || fail "the hanging call did not start"
+grep -q kaudit-interrupt-test-helper "$out/procs" || fail "the hanging call did not start"
 grep -q kaudit_harness "$out/procs" || fail "no harness process seen: $(cat "$out/procs")"
 compgen -G "$tmp/kaudit-run-*" > /dev/null || fail "no workspace under TMPDIR while the run was going"
 
@@ -74,7 +74,7 @@ while read -r p cmd; do
 done < "$out/procs"
 [[ -z "$(ls -A "$tmp")" ]] || fail "left in TMPDIR: $(ls -A "$tmp")"
 for f in run.json verdict.json; do
-  [[ ! -e "$batch/solutions__hang/$f" ]] || fail "the interrupted run wrote $f"
+  [[ ! -e "$batch/solutions__hang_with_helper/$f" ]] || fail "the interrupted run wrote $f"
 done
 [[ ! -e "$batch/solutions__kb_softplus_clean/verdict.json" ]] || fail "a run started after the interruption"
 [[ ! -e "$batch/summary.json" ]] || fail "an interrupted first audit wrote a summary"
@@ -88,7 +88,7 @@ import json, sys
 s = json.load(open(sys.argv[1] + "/summary.json"))
 got = {e["key"]: (e["result"], e["integrity"]) for e in s["submissions"]}
 assert got["solutions__kb_softplus_clean"] == ("correct", "clean"), got
-assert got["solutions__hang"][0] == "error", got
+assert got["solutions__hang_with_helper"][0] == "error", got
 PY
 [[ -z "$(ls -A "$tmp")" ]] || fail "the resumed audit left in TMPDIR: $(ls -A "$tmp")"
 echo "audit interrupt test passed"
