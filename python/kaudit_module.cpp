@@ -3,11 +3,12 @@
 // calls and returning the documents it prints or writes, as Python objects.
 // Long calls release the GIL. Errors carry the kaudit command's message:
 // a usage error (std::invalid_argument) raises kaudit.UsageError, a
-// ValueError; any other kaudit.Error, a RuntimeError. An unknown keyword
-// option raises TypeError.
+// ValueError; any other kaudit.Error, a RuntimeError; Ctrl-C during an
+// audit KeyboardInterrupt. An unknown keyword option raises TypeError.
 #include "audit/audit.h"
 #include "audit/finding_catalog.h"
 #include "audit/front_end.h"
+#include "audit/interrupt.h"
 #include "audit/items.h"
 #include "kaudit/version.h"
 #include "run/resources.h"
@@ -20,6 +21,7 @@
 #include <pybind11/stl.h>
 #include <pybind11/stl/filesystem.h>
 
+#include <csignal>
 #include <functional>
 #include <map>
 #include <optional>
@@ -36,8 +38,8 @@ using json = nlohmann::json;
 
 namespace {
 
-// kaudit.Error and kaudit.UsageError (add_errors), made at import.
-py::handle error, usage;
+// kaudit.Error, kaudit.UsageError and kaudit.AuditFailed (add_errors), made at import.
+py::handle error, usage, audit_failed;
 
 // A path, or a list of them (str and os.PathLike both convert).
 using Paths = std::variant<fs::path, std::vector<fs::path>>;
@@ -92,6 +94,7 @@ std::string comma_list(const std::string& name, const py::handle& value) {
 
 struct AuditRequest {
   audit::AuditOptions options;
+  std::optional<std::set<std::string>> fail_on;
 };
 
 using Setter = std::function<void(AuditRequest&, const std::string&, const py::handle&)>;
@@ -112,6 +115,7 @@ const std::map<std::string, Setter>& audit_options() {
        [](auto& r, auto& n, auto v) { r.options.min_free_gib = option_value<double>(n, v, "a number"); }},
       {"unsafe_no_sandbox",
        [](auto& r, auto& n, auto v) { r.options.unsafe_no_sandbox = option_value<bool>(n, v, "a bool"); }},
+      {"fail_on", [](auto& r, auto& n, auto v) { r.fail_on = audit::parse_fail_on(comma_list(n, v)); }},
   };
   return setters;
 }
@@ -140,26 +144,40 @@ py::list audit_batch(const Paths& paths, const std::optional<fs::path>& problem,
   const AuditRequest request = audit_request(device, kwargs);
   std::vector<std::string> submissions;
   for (const auto& p : path_list(paths)) submissions.push_back(p.string());
+  json summary;
   std::vector<json> verdicts;
   {
     py::gil_scoped_release unlocked;
     const auto items = audit::items_from_paths(submissions, problem);
-    const json summary = audit::run_audit(items, request.options);
+    summary = audit::run_audit(items, request.options);
     verdicts = audit::batch_verdicts(request.options.out_dir, summary);
   }
-  return py::list(to_python(json(verdicts)));
+  py::list out(to_python(json(verdicts)));
+  if (request.fail_on && audit::any_fails(summary, *request.fail_on)) {
+    py::object raised = audit_failed("a submission's outcome is in fail_on: see .verdicts, or " +
+                                     (request.options.out_dir / "report.html").string());
+    raised.attr("verdicts") = out;
+    PyErr_SetObject(audit_failed.ptr(), raised.ptr());
+    throw py::error_already_set();
+  }
+  return out;
 }
 
-// kaudit.Error (RuntimeError) and kaudit.UsageError (kaudit.Error and
-// ValueError), with the translation of the library's exceptions into them.
+// kaudit.Error (RuntimeError), kaudit.UsageError (kaudit.Error and
+// ValueError) and kaudit.AuditFailed (kaudit.Error), with the translation of
+// the library's exceptions into them.
 void add_errors(py::module_& m) {
   error = PyErr_NewExceptionWithDoc("kaudit.Error", "An error the kaudit command reports with exit status 2.",
                                     PyExc_RuntimeError, nullptr);
   const py::tuple usage_bases = py::make_tuple(error, py::handle(PyExc_ValueError));
   usage = PyErr_NewExceptionWithDoc("kaudit.UsageError", "A usage error: an option or argument out of range.",
                                     usage_bases.ptr(), nullptr);
+  audit_failed = PyErr_NewExceptionWithDoc(
+      "kaudit.AuditFailed", "audit(fail_on=...): a submission's outcome is in fail_on; .verdicts holds them all.",
+      error.ptr(), nullptr);
   m.add_object("Error", error);
   m.add_object("UsageError", usage);
+  m.add_object("AuditFailed", audit_failed);
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
@@ -167,6 +185,8 @@ void add_errors(py::module_& m) {
       throw;
     } catch (const py::error_already_set&) {
       throw;
+    } catch (const audit::AuditInterrupted& e) {  // Ctrl-C stopped an audit, as it stops kaudit audit
+      PyErr_SetString(e.signal == SIGINT ? PyExc_KeyboardInterrupt : error.ptr(), e.what());
     } catch (const std::invalid_argument& e) {
       PyErr_SetString(usage.ptr(), e.what());
     } catch (const std::exception& e) {
@@ -192,7 +212,8 @@ void define_module(py::module_& m) {
   m.def("audit", &audit_batch, py::arg("paths"), py::arg("problem"), py::arg("device") = "auto",
         "`kaudit audit PATHS --problem PROBLEM --device DEVICE`: the verdict documents (verdict.json) in the "
         "order of PATHS. Options are kaudit audit's flags without dashes, _ for -: output, jobs, gpus, python, "
-        "trials, force, no_trace, quiet, min_free_gib, unsafe_no_sandbox.");
+        "trials, force, no_trace, quiet, min_free_gib, unsafe_no_sandbox, fail_on (raise kaudit.AuditFailed "
+        "when an outcome is in it).");
   m.def(
       "explain", [](const std::string& id) { return audit::explain(id); }, py::arg("id"),
       "What `kaudit explain ID` prints: what the finding means and how to confirm it by hand.");

@@ -9,9 +9,11 @@ CPU case when Debian's python3 has torch and the sandbox can be made.
 """
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 import kaudit
 
@@ -63,7 +65,8 @@ def cli_error(result, command):
 check(cli("--version").stdout.strip() == "kaudit " + kaudit.__version__,
       "__version__ %r is not kaudit --version's" % kaudit.__version__)
 check(issubclass(kaudit.Error, RuntimeError) and issubclass(kaudit.UsageError, ValueError)
-      and issubclass(kaudit.UsageError, kaudit.Error), "the exception classes")
+      and issubclass(kaudit.UsageError, kaudit.Error) and issubclass(kaudit.AuditFailed, kaudit.Error),
+      "the exception classes")
 
 # analyze: kaudit analyze --format json's document, as a dict.
 source, problem = "kernels/corpus/topk/cheat_sort_method_alias.py", "kernels/problems/topk"
@@ -96,7 +99,8 @@ sub, lin = "tests/runner/solutions/clean.py", "tests/runner/problems/linear_relu
 e = raises(TypeError, lambda: kaudit.audit([sub], lin, device="none", jobz=2))
 check(e is None or "jobz" in str(e), "an unknown option: %s" % e)
 e = raises(TypeError, lambda: kaudit.audit([sub], lin, device="none", jobs="2"))
-for args, flags in (({"jobs": 0}, ["--jobs", "0"]), ({"trials": 0}, ["--trials", "0"])):
+for args, flags in (({"jobs": 0}, ["--jobs", "0"]), ({"trials": 0}, ["--trials", "0"]),
+                    ({"fail_on": "cheat,bogus"}, ["--fail-on", "cheat,bogus"])):
     e = raises(kaudit.UsageError, lambda: kaudit.audit([sub], lin, device="none", **args))
     got = cli("audit", "--device", "none", "--problem", lin, sub, *flags)
     check(e is None or (got.returncode == 2 and str(e) == cli_error(got, "audit")),
@@ -113,8 +117,12 @@ with tempfile.TemporaryDirectory() as tmp:
                for key in ("solutions__cache_identity", "solutions__clean")]
     check(verdicts == written, "audit's verdicts differ from the command's verdict.json files")
     check([v["submission"] for v in verdicts] == subs, "audit's verdicts are not in the order given")
+    e = raises(kaudit.AuditFailed, lambda: kaudit.audit(subs, lin, device="none", output=tmp + "/py",
+                                                        quiet=True, fail_on=["not-run"]))
+    check(e is None or e.verdicts == verdicts, "AuditFailed.verdicts")
 
     have_torch = subprocess.run(["/usr/bin/python3", "-c", "import torch"], capture_output=True).returncode == 0
+    cpu_runs = False  # torch, and a sandbox
     if not have_torch:
         print("SKIP: the CPU audit (no torch for /usr/bin/python3)")
     else:
@@ -124,11 +132,54 @@ with tempfile.TemporaryDirectory() as tmp:
             check("cannot isolate" in str(e), "the CPU audit failed: %s" % e)
             print("SKIP: the CPU audit (%s)" % e)
         else:
+            cpu_runs = True
             # The result only: the integrity of a clean submission timed on a
             # loaded machine is the runner's business (tests/audit).
             check(len(verdicts) == 1 and verdicts[0]["result"] == "correct",
                   "the CPU audit of clean.py: %s" % json.dumps(verdicts)[:2000])
             check(os.path.isfile(os.path.join(tmp, "cpu", "solutions__clean", "run.json")), "no run.json")
+
+
+
+def harness_under(pid):
+    """Whether a harness process runs below `pid` (a run has started)."""
+    parents = {}
+    for p in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            stat = open("/proc/%s/stat" % p).read()
+            cmd = open("/proc/%s/cmdline" % p, "rb").read()
+        except OSError:
+            continue
+        parents[int(p)] = (int(stat[stat.rindex(")") + 2:].split()[1]), b"kaudit_harness" in cmd)
+    for p, (_, is_harness) in parents.items():
+        while is_harness and p in parents:
+            if p == pid:
+                return True
+            p = parents[p][0]
+    return False
+
+
+# Ctrl-C during an audit (a submission that hangs in its first call) stops it
+# as it stops kaudit audit, and raises KeyboardInterrupt.
+if cpu_runs:
+    with tempfile.TemporaryDirectory() as tmp:
+        child = subprocess.Popen(
+            [sys.executable, "-c", "import kaudit, sys\n"
+             "try:\n"
+             "    kaudit.audit(['tests/runner/solutions/hang.py'], 'tests/runner/problems/linear_relu',\n"
+             "                 device='cpu', output=sys.argv[1], quiet=True)\n"
+             "except KeyboardInterrupt as e:\n"
+             "    print('KeyboardInterrupt:', e)\n", tmp + "/batch"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for _ in range(1500):  # five minutes at most, for the run to start
+            if harness_under(child.pid) or child.poll() is not None:
+                break
+            time.sleep(0.2)
+        started = harness_under(child.pid)
+        child.send_signal(signal.SIGINT)
+        out, err = child.communicate(timeout=300)
+        check(started, "the audit of hang.py did not start its run: %r %r" % (out, err[-2000:]))
+        check("KeyboardInterrupt: interrupted by SIGINT" in out, "Ctrl-C during an audit: %r %r" % (out, err[-2000:]))
 
 if failures:
     sys.exit(1)
