@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Ctrl-C in the middle of a CPU audit (issue 18, item 5): the first
-# submission (tests/audit/solutions/hang_with_helper.py) hangs in its first call after
-# starting a helper that leaves its process group; SIGINT then must end the
+# submission (tests/runner/solutions/hang.py, its helper renamed so that the
+# runner's own test of it, which looks at every process of the machine, does
+# not see this one's) hangs in its first call after starting a helper that
+# leaves its process group; SIGINT then must end the
 # audit with status 130 and a message, leave none of its processes (the
 # runs' sandboxes, harnesses, the helper) and no workspace in TMPDIR, write
 # no evidence of the interrupted run, and start nothing more. The same
@@ -37,9 +39,11 @@ while todo:
 PY
 }
 
-cat > "$out/manifest.json" <<'EOF'
+mkdir -p "$out/solutions"
+sed 's/kaudit-hang-test-helper/kaudit-interrupt-test-helper/' tests/runner/solutions/hang.py > "$out/solutions/hang.py"
+cat > "$out/manifest.json" <<EOF
 {"schema": "kaudit-corpus/1", "entries": [
-  {"path": "tests/audit/solutions/hang_with_helper.py", "problem": "tests/runner/problems/linear_relu"},
+  {"path": "$out/solutions/hang.py", "problem": "tests/runner/problems/linear_relu"},
   {"path": "tests/runner/solutions/kb_softplus_clean.py", "problem": "tests/runner/problems/kb_softplus"}]}
 EOF
 batch="$out/batch"
@@ -74,7 +78,7 @@ while read -r p cmd; do
 done < "$out/procs"
 [[ -z "$(ls -A "$tmp")" ]] || fail "left in TMPDIR: $(ls -A "$tmp")"
 for f in run.json verdict.json; do
-  [[ ! -e "$batch/solutions__hang_with_helper/$f" ]] || fail "the interrupted run wrote $f"
+  [[ ! -e "$batch/solutions__hang/$f" ]] || fail "the interrupted run wrote $f"
 done
 [[ ! -e "$batch/solutions__kb_softplus_clean/verdict.json" ]] || fail "a run started after the interruption"
 [[ ! -e "$batch/summary.json" ]] || fail "an interrupted first audit wrote a summary"
@@ -88,7 +92,7 @@ import json, sys
 s = json.load(open(sys.argv[1] + "/summary.json"))
 got = {e["key"]: (e["result"], e["integrity"]) for e in s["submissions"]}
 assert got["solutions__kb_softplus_clean"] == ("correct", "clean"), got
-assert got["solutions__hang_with_helper"][0] == "error", got
+assert got["solutions__hang"][0] == "error", got
 PY
 [[ -z "$(ls -A "$tmp")" ]] || fail "the resumed audit left in TMPDIR: $(ls -A "$tmp")"
 echo "audit interrupt test passed"
