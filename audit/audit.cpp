@@ -156,7 +156,7 @@ void check_shard_folder(const fs::path& out_dir, const json& shard) {
   if (!old || !old->is_object() || !old->contains("shard") || !(*old)["shard"].is_object()) return;
   const json& was = (*old)["shard"];
   const bool same = was.value("index", -1) == shard["index"] && was.value("count", -1) == shard["count"] &&
-                    was.value("inputs", json::object()).value("digest", "") == shard["inputs"]["digest"];
+                    was.value("inputs", json::object()).value("digest", std::string()) == shard["inputs"].value("digest", std::string());
   if (!same)
     throw std::runtime_error(out_dir.string() + " holds shard " + std::to_string(was.value("index", -1)) + "/" +
                              std::to_string(was.value("count", -1)) + " of inputs " +
