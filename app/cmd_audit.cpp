@@ -68,6 +68,10 @@ void add_audit_command(CLI::App& app, int& exit_code) {
                   "benchmark-aware, unverified, not-run, incorrect, error, infrastructure-error)")
       ->capture_default_str();
   cmd->add_flag("-q,--quiet", a->options.quiet, "no progress lines");
+  cmd->add_option("--heartbeat", a->options.heartbeat_s,
+                  "seconds without a progress line after which a line names the runs in progress and their time "
+                  "(0: never)")
+      ->capture_default_str();
   cmd->add_option("--sarif", a->options.sarif,
                   "also write every finding of every verdict as SARIF 2.1.0 to this file (code-scanning UIs)");
   cmd->add_option("--junit", a->options.junit,

@@ -25,6 +25,9 @@ struct AuditOptions {
   std::string python;             // interpreter for runs (default: the runner's)
   std::optional<int> trials;      // timed calls per mode, for quick batches
   bool quiet = false;
+  // Seconds without a line after which a heartbeat names the runs in
+  // progress (audit/progress.h); 0: none.
+  double heartbeat_s = 30;
   bool unsafe_no_sandbox = false;  // run submissions without the sandbox (run/sandbox.h)
   // Free space a run needs under the workspace root ($TMPDIR or /tmp) to
   // start beside others; short of it, it waits to run alone (audit/environment.h).

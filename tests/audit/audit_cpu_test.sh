@@ -16,10 +16,12 @@ manifest=tests/audit/cpu_manifest.json
 "$kaudit" audit --device none --manifest "$manifest" -o "$out" > "$out/log1" 2>&1
 grep -q '"not-run": 9' "$out/summary.json" || fail "a static-only batch leaves every submission not-run"
 
-"$kaudit" audit --device cpu --jobs 2 --expect --manifest "$manifest" -o "$out" > "$out/log2" 2>&1
+"$kaudit" audit --device cpu --jobs 2 --expect --heartbeat 1 --manifest "$manifest" -o "$out" > "$out/log2" 2>&1
 rc=$?
 [[ $rc == 0 ]] || fail "exit status $rc, want 0 with --expect (every verdict as the manifest says)"
 grep -q "9 of 9 verdicts match the manifest" "$out/log2" || fail "not every verdict matched the manifest"
+# No run ends within a second of its start (a torch import alone takes longer): the heartbeat speaks.
+grep -Eq '^\.\.\. [0-9]+ of 9 done; running: solutions__' "$out/log2" || fail "no heartbeat naming the runs in progress"
 for key in solutions__clean solutions__cache_identity solutions__crash; do
   [[ -s "$out/$key/run.json" ]] || fail "$key was not run when the batch was resumed on the CPU"
   grep -q '"device_wait_seconds"' "$out/$key/run.json" || fail "$key: jobs did not take turns at the device"

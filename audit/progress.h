@@ -1,0 +1,37 @@
+// What an audit says while it works (issue 18 item 6): besides a line per
+// finished submission, a heartbeat naming the runs in progress and how long
+// each has run, printed when nothing was printed for an interval
+// (--heartbeat, 30 s), so that a log shows a long batch is alive.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace kaudit::audit {
+
+class RunningBoard {
+ public:
+  using Clock = std::chrono::steady_clock;
+  explicit RunningBoard(std::size_t total) : total_(total) {}
+  void started(const std::string& key, Clock::time_point now);
+  void finished(const std::string& key, Clock::time_point now);
+  void spoke(Clock::time_point now) { last_spoke_ = now; }  // a line was printed
+  // A run is in progress and nothing was said for `interval`.
+  bool due(Clock::time_point now, Clock::duration interval) const;
+  // "... D of T done; running: KEY S s, ..." (oldest first).
+  std::string line(Clock::time_point now) const;
+
+ private:
+  struct Running {
+    std::string key;
+    Clock::time_point since;
+  };
+  std::size_t total_;
+  std::size_t done_ = 0;
+  std::vector<Running> running_;
+  Clock::time_point last_spoke_{};
+};
+
+}  // namespace kaudit::audit
