@@ -4,6 +4,7 @@
 #include "app/commands.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -12,6 +13,12 @@
 namespace kaudit::app {
 namespace fs = std::filesystem;
 namespace {
+
+// NO_COLOR (no-color.org): set to anything but an empty string, no colour.
+bool no_color_requested() {
+  const char* v = std::getenv("NO_COLOR");
+  return v != nullptr && *v != '\0';
+}
 
 struct AnalyzeArgs {
   std::vector<std::string> inputs;
@@ -38,7 +45,7 @@ int run_analyze(const AnalyzeArgs& args) {
   else if (args.format == "sarif")
     text = analyzer::render_sarif(reports, header).dump(2) + "\n";
   else
-    text = analyzer::render_text(reports, args.output.empty() && isatty(STDOUT_FILENO));
+    text = analyzer::render_text(reports, args.output.empty() && isatty(STDOUT_FILENO) && !no_color_requested());
 
   if (args.output.empty()) {
     std::cout << text;

@@ -53,9 +53,10 @@ void add_audit_command(CLI::App& app, int& exit_code) {
                   "a manifest listing submissions with their problem and expected verdict (kernels/corpus/manifest.json)");
   CLI::Option* output = cmd->add_option("-o,--output", a->options.out_dir,
                                         "batch folder for evidence, verdicts and reports (default kaudit-audit)");
-  cmd->add_option("--jobs", a->options.jobs, "submissions run at once (1 to 64)");
+  cmd->add_option("--jobs", a->options.jobs, "submissions run at once (1 to 64)")->capture_default_str();
   cmd->add_option("--gpus", a->gpus, "CUDA device ids handed to jobs round-robin, e.g. 0,1");
-  cmd->add_option("--device", a->options.device, "auto (cuda when a GPU is here, else cpu), cuda, cpu, or none");
+  cmd->add_option("--device", a->options.device, "auto (cuda when a GPU is here, else cpu), cuda, cpu, or none")
+      ->capture_default_str();
   cmd->add_option("--python", a->options.python, "the interpreter that runs submissions");
   CLI::Option* trials =
       cmd->add_option("--trials", a->trials, "timed calls per mode, 1 to 100000 (default: each problem's num_perf_trials)");

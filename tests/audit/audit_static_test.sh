@@ -45,4 +45,11 @@ grep -q "topk__cheat_patch_allclose: not-run, cheat" "$out/log3" || fail "kaudit
 # Bad input: a missing submission is a usage error.
 "$kaudit" audit --device none -o "$out" /nonexistent/solution.py > /dev/null 2>&1
 [[ $? == 2 ]] || fail "a missing submission must exit 2"
+# kaudit analyze colours its text on a terminal, unless NO_COLOR is set (a
+# pseudo-terminal from util-linux's script, where there is one).
+if command -v script > /dev/null; then
+  colored() { script -qec "$kaudit analyze kernels/corpus/topk/cheat_b64_exec.py --problem kernels/problems/topk" /dev/null | grep -c $'\033'; }
+  [[ $(colored) -gt 0 ]] || fail "kaudit analyze on a terminal has no colour"
+  [[ $(NO_COLOR=1 colored) == 0 ]] || fail "kaudit analyze coloured its text with NO_COLOR set"
+fi
 echo "audit static test passed"
