@@ -17,12 +17,11 @@ std::vector<rules::FindingInfo> integrity_findings() {
        "The harness reports each timed call's time from inside the submission's process, where the submission "
        "can change what it says. The runner starts every timed call itself and holds its own clock from its "
        "start signal to the call's report; the cache flush, the timing events and the two messages cost well "
-       "under a millisecond. When even the quickest call of a mode, by the runner's clock, took more than the "
-       "reported median plus 2 ms (10 ms on the CPU) and plus 4 times the reported median, the reported time is "
-       "forged (timed by something other than the harness), or "
+       "under a millisecond. When the median call of a mode has more than 2 ms (10 ms on the CPU), and more "
+       "than 4 times the reported median, unaccounted for, the reported time is forged (timed by something other than the harness), or "
        "the call left work running past its end event that the runner's clock, which waits for the device, "
        "still saw: work hidden from the timer either way.",
-       "Compare `timing[].modes.<mode>.runner_clock` in run.json: min_runner_clock_ms against "
+       "Compare `timing[].modes.<mode>.runner_clock` in run.json: median_unexplained_ms against "
        "median_reported_ms.", Source::probe},
       {"protocol-violation", Category::cheat, Confidence::high, 0,
        "Messages on the harness's private channel that the harness never writes.",

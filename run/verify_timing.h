@@ -1,10 +1,7 @@
 // The harness reports each timed call's time from inside the submission's
 // process, where the submission can change it. The runner holds its own
-// clock around every call (from its "go" to the report): a median reported
-// time far below the shortest call the runner's clock saw is forged
-// (`timing-forged`). The shortest, because a loaded machine only ever adds
-// to a round trip: one quick round trip bounds what a call takes, while a
-// forged report is short on calls that each took long.
+// clock around every call (from its "go" to the report): a time reported
+// far below what the runner's clock saw is forged (`timing-forged`).
 #pragma once
 
 #include "run/submission_session.h"
@@ -32,7 +29,6 @@ inline constexpr double kClockSlackRatio = 4.0;
 struct ClockCheck {
   double median_ms = 0;           // as reported
   double median_bracket_ms = 0;   // as the runner's clock saw it
-  double min_bracket_ms = 0;      // the shortest call the runner's clock saw
   double median_unexplained_ms = 0;
   std::optional<std::string> forged;  // why the reported times cannot be right
   nlohmann::json to_json() const;

@@ -13,18 +13,6 @@ TEST(VerifyTiming, HonestCallsWithSomeSlowRoundTripsPass) {
   EXPECT_FALSE(check_against_clock(calls, kaudit::run::kClockSlackMs).forged);
 }
 
-// A 2-core machine under load (a load average of 8): the runner and the
-// harness wait for a core, and most round trips take tens of milliseconds.
-// The fastest round trip bounds what the calls took, so one quick one
-// clears them (a clean CPU audit with --trials 5 drew timing-forged so).
-TEST(VerifyTiming, RoundTripsSlowedByALoadedMachineAreNotForged) {
-  const std::vector<TimedCall> calls = {{2.0, 2.3}, {2.1, 25.0}, {1.9, 31.0}, {2.0, 18.0}, {2.2, 40.0}};
-  const auto c = check_against_clock(calls, kaudit::run::kClockSlackCpuMs);
-  EXPECT_FALSE(c.forged) << *c.forged;
-  EXPECT_NEAR(c.min_bracket_ms, 2.3, 1e-9);
-  EXPECT_NEAR(c.median_unexplained_ms, 22.9, 1e-9) << "reported as it was";
-}
-
 TEST(VerifyTiming, SlowCallsReportedFastAreForged) {
   // 23 calls of about 21 ms each, reported as 0.002 ms.
   std::vector<TimedCall> calls(23, TimedCall{0.002, 21.0});
