@@ -15,8 +15,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
-#include <condition_variable>
 #include <cstdio>
 #include <iostream>
 #include <mutex>
@@ -88,48 +86,6 @@ void print_progress(const AuditItem& it, const SubmissionOutcome& out, const jso
   std::cout << "  " << static_cast<int>(out.seconds * 10) / 10.0 << " s" << std::endl;
 }
 
-// Prints the board's line whenever it is due, from its own thread, until
-// destroyed (the batch's runs are over).
-class Heartbeat {
- public:
-  Heartbeat(double interval_s, RunningBoard& board, std::mutex& print_mutex) {
-    if (interval_s <= 0) return;
-    print_mutex_ = &print_mutex;
-    const auto interval = std::chrono::duration_cast<RunningBoard::Clock::duration>(
-        std::chrono::duration<double>(interval_s));
-    thread_ = std::thread([this, interval, &board, &print_mutex] {
-      std::unique_lock<std::mutex> lock(print_mutex);
-      // Wake often enough to speak on time, without spinning on a short interval.
-      const auto tick = std::min<RunningBoard::Clock::duration>(interval, std::chrono::seconds(1));
-      while (!stop_) {
-        stopped_.wait_for(lock, tick, [this] { return stop_; });
-        const auto now = RunningBoard::Clock::now();
-        if (!stop_ && board.due(now, interval)) {
-          std::cout << board.line(now) << std::endl;
-          board.spoke(now);
-        }
-      }
-    });
-  }
-  ~Heartbeat() {
-    if (!thread_.joinable()) return;
-    {
-      std::lock_guard<std::mutex> lock(*print_mutex_);
-      stop_ = true;
-    }
-    stopped_.notify_all();
-    thread_.join();
-  }
-  Heartbeat(const Heartbeat&) = delete;
-  Heartbeat& operator=(const Heartbeat&) = delete;
-
- private:
-  std::thread thread_;
-  std::mutex* print_mutex_ = nullptr;
-  std::condition_variable stopped_;
-  bool stop_ = false;
-};
-
 // Stage 2: runs (in parallel with --jobs) and verdicts. Jobs on one device
 // take turns at it (run::RunOptions::device_turns).
 std::vector<json> run_jobs(const std::vector<AuditItem>& items, const std::vector<std::optional<StaticEvidence>>& analyses,
@@ -160,7 +116,7 @@ std::vector<json> run_jobs(const std::vector<AuditItem>& items, const std::vecto
       }
       const SubmissionOutcome out = audit_submission(items[i], analyses[i], plan, slots[static_cast<std::size_t>(w)]);
       std::lock_guard<std::mutex> lock(print_mutex);
-      board.finished(items[i].key, RunningBoard::Clock::now());
+      board.finished(items[i].key);
       if (out.status == "interrupted") continue;  // nothing of it was written: the next audit runs it
       entries[i] = summary_entry(items[i], out);
       const size_t n = ++done;

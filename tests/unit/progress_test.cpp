@@ -13,7 +13,7 @@ TEST(RunningBoard, ListsRunsInProgressOldestFirstWithTheirTime) {
   const Clock::time_point t0{};
   board.started("topk__clean", t0);
   board.started("moe__clean", t0 + seconds(20));
-  board.finished("topk__clean", t0 + seconds(25));
+  board.finished("topk__clean");
   board.started("fp8__cheat", t0 + seconds(30));
   EXPECT_EQ(board.line(t0 + seconds(65)), "... 1 of 44 done; running: moe__clean 45 s, fp8__cheat 35 s");
 }
@@ -26,7 +26,7 @@ TEST(RunningBoard, SpeaksOnlyAfterAQuietInterval) {
   EXPECT_TRUE(board.due(t0 + seconds(30), seconds(30)));
   board.spoke(t0 + seconds(30));
   EXPECT_FALSE(board.due(t0 + seconds(45), seconds(30)));
-  board.finished("a", t0 + seconds(50));  // a progress line was printed: the quiet interval starts again
+  board.finished("a");  // a progress line was printed: the quiet interval starts again
   board.spoke(t0 + seconds(50));
   EXPECT_FALSE(board.due(t0 + seconds(79), seconds(30)));
   EXPECT_FALSE(board.due(t0 + seconds(90), seconds(30))) << "nothing running: nothing to say";
