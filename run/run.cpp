@@ -114,7 +114,10 @@ RunResult run_protocol(const RunOptions& o) {
   const auto run_started = clock_type::now();
   auto finished = [&]() {
     result.seconds = std::chrono::duration<double>(clock_type::now() - run_started).count();
-    if (device.shared_device()) result.device_wait_seconds = device.wait_seconds();
+    if (device.shared_device()) {
+      result.device_wait_seconds = device.wait_seconds();
+      result.device_turns = device.turns_json();
+    }
     return std::move(result);
   };
 

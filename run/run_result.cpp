@@ -49,6 +49,7 @@ json RunResult::to_json() const {
   if (input_probes) doc["input_probes"] = *input_probes;
   if (hardware) doc["hardware"] = *hardware;
   if (device_wait_seconds) doc["device_wait_seconds"] = *device_wait_seconds;
+  if (device_turns) doc["device_turns"] = *device_turns;
   for (const auto& x : f.findings) doc["findings"].push_back(rules::to_json(x));
   return doc;
 }
@@ -76,6 +77,7 @@ rules::RunFacts RunResult::facts() const {
 
 DeviceTurns::Turn DeviceAccess::take(DeviceTurns::Kind kind) {
   if (!turns_) return DeviceTurns::Turn();
+  ++(kind == DeviceTurns::Kind::exclusive ? exclusive_taken_ : shared_taken_);
   const auto asked = clock_type::now();
   DeviceTurns::Turn turn = kind == DeviceTurns::Kind::exclusive ? turns_->exclusive() : turns_->shared();
   wait_s_ += std::chrono::duration<double>(clock_type::now() - asked).count();
@@ -86,9 +88,14 @@ double DeviceAccess::yield_to_timing(DeviceTurns::Turn& turn) {
   if (!turns_) return 0;
   const auto asked = clock_type::now();
   if (!turns_->yield_to_timing(turn)) return 0;
+  ++yields_;
   const double waited = std::chrono::duration<double>(clock_type::now() - asked).count();
   wait_s_ += waited;
   return waited;
+}
+
+nlohmann::json DeviceAccess::turns_json() const {
+  return {{"exclusive", exclusive_taken_}, {"shared", shared_taken_}, {"yields", yields_}};
 }
 
 }  // namespace kaudit::run

@@ -63,6 +63,7 @@ struct RunResult {
   nlohmann::json isolation;                // run/sandbox.h Isolation::to_json
   double seconds = 0;
   std::optional<double> device_wait_seconds;  // runs sharing a device
+  std::optional<nlohmann::json> device_turns;  // and the turns they took: DeviceAccess::turns_json
 
   void set_error(const std::string& phase, const std::string& reason, const nlohmann::json& detail = nullptr);
   // One step of `process` ("reference", "submission", "runner") that began at `since`.
@@ -83,10 +84,15 @@ class DeviceAccess {
   double yield_to_timing(DeviceTurns::Turn& turn);
   bool shared_device() const { return turns_ != nullptr; }
   double wait_seconds() const { return wait_s_; }
+  // {exclusive, shared, yields}: the turns taken, and how often a shared
+  // one was given back to a run waiting to time. Each exclusive turn is a
+  // hand-over that waits for every other run's next yield point.
+  nlohmann::json turns_json() const;
 
  private:
   std::shared_ptr<DeviceTurns> turns_;
   double wait_s_ = 0;
+  int exclusive_taken_ = 0, shared_taken_ = 0, yields_ = 0;
 };
 
 }  // namespace kaudit::run

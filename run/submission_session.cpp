@@ -100,7 +100,7 @@ double SubmissionSession::on_message(const json& m) {
     return -1;
   }
   if (ev == "done") {
-    if (open_mode_ || closed_mode_) return violation("'done' while a timing mode was still open");
+    if (open_mode_ || !unsummarized_.empty()) return violation("'done' while a timing mode was still open");
     report_.done = true;
     return -1;
   }
@@ -124,12 +124,19 @@ double SubmissionSession::on_ready() {
 
 // A yield point between untimed calls: a run waiting to time goes first
 // (its wait is device_wait_seconds, not the phase's). Inside a timing mode
-// the device stays this run's.
+// the device stays this run's; after its timing modes, the first yield point
+// gives the device back and takes a shared turn.
 double SubmissionSession::on_turn() {
   if (!ready_) return violation("a 'turn' before 'ready'");
   if (!open_mode_) {
     const auto asked = clock_type::now();
-    if (device_.yield_to_timing(turn_) > 0) phase_started_ += clock_type::now() - asked;
+    if (turn_.kind() == DeviceTurns::Kind::exclusive) {
+      turn_.release();
+      turn_ = device_.take(DeviceTurns::Kind::shared);
+      phase_started_ += clock_type::now() - asked;
+    } else if (device_.yield_to_timing(turn_) > 0) {
+      phase_started_ += clock_type::now() - asked;
+    }
   }
   child_->send_line("go");
   return 0;
@@ -137,11 +144,14 @@ double SubmissionSession::on_turn() {
 
 // A timing mode starts: the device alone (runs sharing it wait), and the
 // calls whose outputs are checked are drawn now, known only to the runner.
+// The harness runs all its modes back to back: the exclusive turn is taken
+// once, at the first, and kept until the harness's next yield point (each
+// hand-over waits for every other run's next yield point).
 double SubmissionSession::on_mode_start(const json& m) {
   const std::pair<int, std::string> key{m["shape"].get<int>(), m["mode"].get<std::string>()};
   const auto& modes = plan_.options.modes;
   const int shapes = static_cast<int>(samples_per_shape_.size());
-  if (!ready_ || open_mode_ || closed_mode_ || key.first < 0 || key.first >= shapes ||
+  if (!ready_ || open_mode_ || key.first < 0 || key.first >= shapes ||
       std::find(modes.begin(), modes.end(), key.second) == modes.end() || drawn_.count(key))
     return violation("a 'mode_start' out of order");
   open_mode_ = key;
@@ -153,7 +163,7 @@ double SubmissionSession::on_mode_start(const json& m) {
   std::shuffle(calls.begin(), calls.end(), rng_);
   const auto n = std::min<std::size_t>(calls.size(), static_cast<std::size_t>(samples_per_shape_[key.first]));
   drawn_[key] = std::set<int>(calls.begin(), calls.begin() + static_cast<std::ptrdiff_t>(n));
-  if (device_.shared_device()) {
+  if (device_.shared_device() && turn_.kind() != DeviceTurns::Kind::exclusive) {
     turn_.release();
     const auto asked = clock_type::now();
     turn_ = device_.take(DeviceTurns::Kind::exclusive);
@@ -204,23 +214,18 @@ double SubmissionSession::on_mode_end(const json& m) {
   if (!open_mode_ || call_running_ || m["shape"].get<int>() != open_mode_->first ||
       m["mode"] != open_mode_->second || next_call_ != plan_.trials)
     return violation("a 'mode_end' before every timed call");
-  closed_mode_ = open_mode_;
+  unsummarized_.insert(*open_mode_);
   open_mode_.reset();
-  if (device_.shared_device()) {
-    turn_.release();
-    const auto asked = clock_type::now();
-    turn_ = device_.take(DeviceTurns::Kind::shared);
-    phase_started_ += clock_type::now() - asked;
-  }
-  return plan_.phase_s;
+  return plan_.phase_s;  // the device stays this run's until its next yield point (on_turn)
 }
 
-// The mode's summary: its samples must be exactly the calls the runner drew;
-// its times are the ones reported call by call, never a list sent at the end.
+// A mode's summary, once the mode ended (the harness sends them after its
+// last mode, once the device is shared again): its samples must be exactly
+// the calls the runner drew; its times are the ones reported call by call,
+// never a list sent at the end.
 double SubmissionSession::on_timing(const json& m) {
   const std::pair<int, std::string> key{m["shape"].get<int>(), m["mode"].get<std::string>()};
-  if (!closed_mode_ || key != *closed_mode_) return violation("a 'timing' summary out of order");
-  closed_mode_.reset();
+  if (!unsummarized_.erase(key)) return violation("a 'timing' summary out of order");
   std::set<int> returned;
   for (const auto& sample : m["samples"]) returned.insert(sample["call"].get<int>());
   if (returned != drawn_[key] || m["samples"].size() != returned.size())

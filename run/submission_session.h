@@ -95,17 +95,19 @@ class SubmissionSession {
   nlohmann::json current_phase_ = {{"phase", "start"}};
   bool ready_ = false;
   clock_type::time_point started_, phase_started_;
-  DeviceTurns::Turn turn_;   // shared for its calls, exclusive while a timing mode runs
+  DeviceTurns::Turn turn_;   // shared for its calls; exclusive from its first timing mode to its next yield point
   double timeout_s_ = 0;     // the deadline in force, for the error message
   std::set<std::string> phases_seen_;  // each phase (with its shape and mode) once
   bool first_call_pending_ = false;  // the phase's first call, with the set-up budget, is still running
   bool timed_out_ = false;
   std::vector<std::string> bad_messages_;
-  // The timing protocol: the mode that is open, the call expected next, and
-  // which calls the runner checks (drawn when the mode starts, told to the
-  // harness one call at a time, after each call returned).
+  // The timing protocol: the mode that is open, the modes ended whose
+  // summaries are still to come, the call expected next, and which calls
+  // the runner checks (drawn when the mode starts, told to the harness one
+  // call at a time, after each call returned).
   std::vector<int> samples_per_shape_;
-  std::optional<std::pair<int, std::string>> open_mode_, closed_mode_;
+  std::optional<std::pair<int, std::string>> open_mode_;
+  std::set<std::pair<int, std::string>> unsummarized_;
   int next_call_ = 0;
   bool warmed_ = false;
   bool call_running_ = false;

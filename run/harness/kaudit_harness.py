@@ -1253,14 +1253,9 @@ def run_submission(torch):
         """One timing mode: warm-up, then each timed call started by the
         runner ("go") and reported at once; the runner says after each call
         whether it checks that call's output ("keep"), so no call knows
-        whether it will be checked."""
+        whether it will be checked. Returns the mode's summary, sent once
+        every mode is done and the device is shared again (send_summary)."""
         checks = OutputChecks(torch)
-        # One untimed call under the op recorder, on inputs of the mode's kind
-        # (fresh: new ones, from a seed of the harness's own), before the
-        # mode has the device alone: the recorder costs Python per op.
-        device_turn()
-        record_ops(torch, tracer, model, problem.gen_inputs(int(_token_hex(4), 16)) if mode == "fresh" else base,
-                   i, mode)
         send("mode_start", shape=i, mode=mode)
         expect(("go",), "start the mode")
         for w in range(CONFIG["warmup"]):
@@ -1315,16 +1310,26 @@ def run_submission(torch):
             del before, out, outs
         del kept
         send("mode_end", shape=i, mode=mode)
-        device_turn()  # the kept outputs are copied off the device while runs that time wait
-        sampled = []
+        # The kept calls leave the device now (a copy); their files are
+        # written once the device is shared again.
         for entry in pending:
+            entry["outputs"] = [T.cpu(o) for o in entry["outputs"]]
+            if "inputs" in entry:
+                entry["inputs"] = [T.cpu(v) if isinstance(v, T.Tensor) else v for v in entry["inputs"]]
+        return {"shape": i, "mode": mode, "pending": pending, "counts": checks.counts,
+                "types": sorted(checks.types), "versions_moved": versions_moved}
+
+    def send_summary(summary):
+        i, mode = summary["shape"], summary["mode"]
+        sampled = []
+        for entry in summary["pending"]:
             prefix = os.path.join(outputs_dir, "t_s%d_%s_%d_" % (i, mode, entry["call"]))
             sampled.append({"call": entry["call"],
                             "inputs": (entry["named"] if "named" in entry
                                        else write_values(torch, entry["inputs"], prefix + "i")),
                             "outputs": write_values(torch, entry["outputs"], prefix + "o")})
-        send("timing", shape=i, mode=mode, samples=sampled, counts=checks.counts,
-             types=sorted(checks.types), versions_moved=versions_moved)
+        send("timing", shape=i, mode=mode, samples=sampled, counts=summary["counts"],
+             types=summary["types"], versions_moved=summary["versions_moved"])
 
     def off_grid(i):
         """The calls of an off-grid shape (input probes): a model made for it,
@@ -1342,7 +1347,8 @@ def run_submission(torch):
             correctness(i, model, by_shape)
             del model
 
-    sealed += code_seals([flush, expect, timed, stream_order_probe, correctness, timing, off_grid, device_turn])
+    sealed += code_seals([flush, expect, timed, stream_order_probe, correctness, timing, send_summary, off_grid,
+                          device_turn])
     by_shape = {}
     for c in CONFIG["correctness"]:
         by_shape.setdefault(c["shape"], []).append(c)
@@ -1351,6 +1357,7 @@ def run_submission(torch):
     problem.shapes += [dict(p["values"]) for p in CONFIG.get("probe_shapes", [])]
     phase = "setup"
     try:
+        timed_shapes = []  # (shape, model, first case's inputs), kept for the timing modes
         for i in range(graded):
             phase = "correctness"
             send("phase", phase=phase, shape=i)
@@ -1363,16 +1370,37 @@ def run_submission(torch):
                 del files
                 if device == "cuda":
                     stream_order_probe(model, base, i)
-                # What ATen runs for the first case's inputs (never in a graded call).
+                # What ATen runs for the first case's inputs (never in a graded
+                # call), then for one untimed call per timing mode on inputs of
+                # its kind (fresh: new ones, from a seed of the harness's own):
+                # here, while the device is shared, since the recorder costs
+                # Python per op.
                 record_ops(torch, tracer, model, base, i, "first-case")
+                for mode in CONFIG["modes"]:
+                    device_turn()
+                    record_ops(torch, tracer, model,
+                               problem.gen_inputs(int(_token_hex(4), 16)) if mode == "fresh" else base, i, mode)
+            timed_shapes.append((i, model, base))
+            del model, base
+        # Every shape's timing modes back to back: a run sharing the device
+        # has it alone from its first mode_start to its next yield point, so
+        # the device changes hands once per run, not once per shape and mode.
+        summaries = []
+        for i, model, base in timed_shapes:
+            problem.apply_shape(i)
+            with torch.no_grad():
                 for mode in CONFIG["modes"]:
                     phase = "timing"
                     send("phase", phase=phase, shape=i, mode=mode)
-                    timing(i, mode, model, base, by_shape[i][0]["inputs"])
+                    summaries.append(timing(i, mode, model, base, by_shape[i][0]["inputs"]))
                     check_seals(sealed, tampered, "timing")
-                del model, base
-            if device == "cuda":
-                torch.cuda.empty_cache()
+        timed_shapes = model = base = None  # let the models and inputs go
+        if device == "cuda":
+            torch.cuda.empty_cache()
+        device_turn()  # the device is shared again: the kept calls' files are written now
+        for summary in summaries:
+            send_summary(summary)
+        del summaries
         for i in range(graded, len(problem.shapes)):
             phase = "probe"
             send("phase", phase=phase, shape=i)

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <regex>
 #include <set>
 #include <string>
@@ -101,6 +102,31 @@ TEST(RunnerCpu, CleanSubmissionIsCorrectWithNoFindings) {
     if (c["scale"].get<double>() > 1) EXPECT_GT(c["atol"].get<double>(), 100 * atol) << c.dump();
     else EXPECT_EQ(c["atol"].get<double>(), atol) << c.dump();
   }
+}
+
+// Runs sharing a device (kaudit audit --jobs N) time one after another, and
+// each hand-over of the device waits for every other run to reach a point
+// where it may pause: a run's timing modes, all shapes' and all modes', are
+// one exclusive turn, taken once, not one per shape and mode.
+TEST(RunnerCpu, AllTimingModesAreOneExclusiveTurn) {
+  SKIP_WITHOUT_TORCH();
+  auto o = options("linear_relu", "clean.py");
+  o.device_turns = std::make_shared<kaudit::run::DeviceTurns>();
+  const json r = kaudit::run::run_submission(o);
+  EXPECT_EQ(r["result"], "correct") << describe(r);
+  EXPECT_EQ(ids(r), Ids{}) << describe(r);
+  ASSERT_TRUE(r.contains("device_turns")) << describe(r);
+  EXPECT_EQ(r["device_turns"]["exclusive"], 1) << r["device_turns"].dump();
+  EXPECT_GE(r["device_turns"]["shared"].get<int>(), 2) << r["device_turns"].dump();
+  ASSERT_EQ(r["timing"].size(), 2u);
+  for (const auto& t : r["timing"])
+    for (const char* mode : {"bench", "fresh", "rewrite"}) {
+      EXPECT_EQ(t["modes"][mode]["n"], 6) << mode;
+      EXPECT_TRUE(t["modes"][mode]["samples_passed"].get<bool>()) << mode << " " << t.dump();
+    }
+  // Without a shared device there are no turns to count.
+  const json alone = kaudit::run::run_submission(options("linear_relu", "clean.py"));
+  EXPECT_FALSE(alone.contains("device_turns"));
 }
 
 TEST(RunnerCpu, LargeInputsAreSampledOncePerMode) {
