@@ -303,8 +303,8 @@ double SubmissionSession::on_correctness_call(const json& m) {
     bool same = true;
     if (after[k].contains("file") && orig[k].contains("file")) {
       try {
-        same = same_bytes(read_tensor_file(ws_.xfer() / after[k]["file"].get<std::string>()),
-                          read_tensor_file(ws_.xfer() / orig[k]["file"].get<std::string>()));
+        same = same_tensor_files(ws_.xfer() / after[k]["file"].get<std::string>(),
+                                 ws_.xfer() / orig[k]["file"].get<std::string>());
       } catch (const std::exception&) {
         same = false;
       }

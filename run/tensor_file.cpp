@@ -319,25 +319,37 @@ std::string read_prefix(int fd, std::size_t n, const std::filesystem::path& path
 
 }  // namespace
 
-TensorFile read_tensor_file(const std::filesystem::path& path) {
-  const Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+namespace {
+
+// An open tensor file whose header has been read and checked: the dtype and
+// shape in `t`, the payload's size and where it starts. Throws as
+// read_tensor_file does.
+struct OpenTensorFile {
+  Fd f{-1};
+  TensorFile t;
+  std::size_t nbytes = 0, offset = 0;
+};
+
+std::unique_ptr<OpenTensorFile> open_tensor_file(const std::filesystem::path& path) {
+  auto o = std::make_unique<OpenTensorFile>();  // never copied: its Fd closes the file once
+  o->f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   struct stat st {};
-  if (f.fd < 0 || ::fstat(f.fd, &st) != 0) throw std::runtime_error(path.string() + ": cannot open");
+  if (o->f.fd < 0 || ::fstat(o->f.fd, &st) != 0) throw std::runtime_error(path.string() + ": cannot open");
   if (!S_ISREG(st.st_mode)) throw std::runtime_error(path.string() + ": not a regular file");
   const auto file_size = static_cast<std::size_t>(st.st_size);
 
   // The header is the first line, at most 64 KiB; a last line without a
   // newline counts as a line.
   constexpr std::size_t kMaxHeader = 65536;
-  const std::string prefix = read_prefix(f.fd, std::min(file_size, kMaxHeader + 1), path);
+  const std::string prefix = read_prefix(o->f.fd, std::min(file_size, kMaxHeader + 1), path);
   const std::size_t newline = prefix.find('\n');
   if (prefix.empty() || (newline == std::string::npos && prefix.size() > kMaxHeader))
     throw std::runtime_error(path.string() + ": no header");
   const std::string header = prefix.substr(0, newline);
-  const std::size_t offset = newline == std::string::npos ? prefix.size() : newline + 1;
+  o->offset = newline == std::string::npos ? prefix.size() : newline + 1;
 
-  TensorFile t;
-  std::size_t nbytes = 0;
+  TensorFile& t = o->t;
+  std::size_t& nbytes = o->nbytes;
   try {
     const auto h = nlohmann::json::parse(header);
     t.dtype = h.at("dtype").get<std::string>();
@@ -358,31 +370,60 @@ TensorFile read_tensor_file(const std::filesystem::path& path) {
   // fit in 64 bits: wrapped around, [2^62 + 1, 4] would read as 4 elements.
   bool empty = false, too_large = false;
   std::size_t count = 1;
-  for (auto s : t.shape) {
-    if (s < 0) throw std::runtime_error(path.string() + ": negative dimension");
-    empty |= s == 0;
-    too_large |= __builtin_mul_overflow(count, static_cast<std::size_t>(s), &count);
+  for (auto d : t.shape) {
+    if (d < 0) throw std::runtime_error(path.string() + ": negative dimension");
+    empty |= d == 0;
+    too_large |= __builtin_mul_overflow(count, static_cast<std::size_t>(d), &count);
   }
   too_large = !empty && (too_large || __builtin_mul_overflow(count, esize, &count));
   if (too_large) throw std::runtime_error(path.string() + ": the shape has more elements than 64 bits count");
   if (t.numel() * esize != nbytes) throw std::runtime_error(path.string() + ": byte count does not match the shape");
-  if (file_size - offset < nbytes) throw std::runtime_error(path.string() + ": truncated");
-  if (nbytes == 0) return t;
-  // Read, never mapped: every file in the exchange folder can be written by
-  // the submission's process, which could cut a mapped file short under the
-  // runner (SIGBUS). Not zero-filled first: every byte is read over.
-  const std::shared_ptr<unsigned char[]> buffer(new unsigned char[nbytes]);
+  if (file_size - o->offset < nbytes) throw std::runtime_error(path.string() + ": truncated");
+  return o;
+}
+
+// `n` bytes of the payload from byte `at` on. Read, never mapped: every file
+// in the exchange folder can be written by the submission's process, which
+// could cut a mapped file short under the runner (SIGBUS).
+void read_payload(const OpenTensorFile& o, std::size_t at, unsigned char* into, std::size_t n,
+                  const std::filesystem::path& path) {
   std::size_t got = 0;
-  while (got < nbytes) {
-    const ssize_t r = ::pread(f.fd, buffer.get() + got, nbytes - got, static_cast<off_t>(offset + got));
+  while (got < n) {
+    const ssize_t r = ::pread(o.f.fd, into + got, n - got, static_cast<off_t>(o.offset + at + got));
     if (r < 0 && errno == EINTR) continue;
     if (r < 0) throw std::runtime_error(path.string() + ": cannot read: " + std::strerror(errno));
     if (r == 0) throw std::runtime_error(path.string() + ": truncated");
     got += static_cast<std::size_t>(r);
   }
+}
+
+}  // namespace
+
+TensorFile read_tensor_file(const std::filesystem::path& path) {
+  const auto o = open_tensor_file(path);
+  TensorFile t = std::move(o->t);
+  if (o->nbytes == 0) return t;
+  // Not zero-filled first: every byte is read over.
+  const std::shared_ptr<unsigned char[]> buffer(new unsigned char[o->nbytes]);
+  read_payload(*o, 0, buffer.get(), o->nbytes, path);
   t.payload = std::shared_ptr<const unsigned char>(buffer, buffer.get());
-  t.payload_size = nbytes;
+  t.payload_size = o->nbytes;
   return t;
+}
+
+bool same_tensor_files(const std::filesystem::path& a, const std::filesystem::path& b) {
+  const auto fa = open_tensor_file(a), fb = open_tensor_file(b);
+  if (fa->t.dtype != fb->t.dtype || fa->t.shape != fb->t.shape || fa->nbytes != fb->nbytes) return false;
+  constexpr std::size_t kPiece = 64 << 20;
+  const std::size_t piece = std::min(kPiece, fa->nbytes);
+  std::vector<unsigned char> pa(piece), pb(piece);
+  for (std::size_t at = 0; at < fa->nbytes; at += piece) {
+    const std::size_t n = std::min(piece, fa->nbytes - at);
+    read_payload(*fa, at, pa.data(), n, a);
+    read_payload(*fb, at, pb.data(), n, b);
+    if (std::memcmp(pa.data(), pb.data(), n) != 0) return false;
+  }
+  return true;
 }
 
 Comparison compare_tensors(const TensorFile& a, const TensorFile& e, const Tolerance& tol) {

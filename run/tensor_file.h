@@ -77,6 +77,9 @@ Comparison compare_tensors(const TensorFile& actual, const TensorFile& expected,
 
 // Byte equality (inputs before and after a call); large tensors on several threads.
 bool same_bytes(const TensorFile& a, const TensorFile& b);
+// The same for two tensor files, read a piece at a time (inputs of several
+// GiB are never held whole); throws as read_tensor_file does on a bad file.
+bool same_tensor_files(const std::filesystem::path& a, const std::filesystem::path& b);
 
 // A 64-bit FNV-1a hash, in hex, for reports (not for security).
 std::string fnv1a_hex(const unsigned char* data, std::size_t n);

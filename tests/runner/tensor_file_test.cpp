@@ -146,6 +146,37 @@ TEST(TensorFile, RejectsBadFiles) {
   EXPECT_THROW(read_tensor_file("/nonexistent/kaudit.bin"), std::runtime_error);
 }
 
+// Inputs before and after a call are compared from their files a piece at a
+// time: a run with inputs of several GiB must not hold both in the runner's
+// memory (six such runs side by side had the machine's OOM killer end kaudit).
+TEST(TensorFile, FilesComparedByteForByteWithoutReadingThemWhole) {
+  std::string big(3 * (64 << 20) + 12345, '\0');  // more than the pieces it is read in
+  for (std::size_t i = 0; i < big.size(); i += 4093) big[i] = static_cast<char>(i % 251);
+  const std::string header = R"({"dtype": "uint8", "shape": [)" + std::to_string(big.size()) +
+                             R"(], "nbytes": )" + std::to_string(big.size()) + "}";
+  const fs::path a = write_file(header, big);
+  const fs::path same = write_file(header, big);
+  std::string flipped = big;
+  flipped[big.size() - 1] ^= 1;  // in the last piece
+  const fs::path last = write_file(header, flipped);
+  const fs::path other_shape =
+      write_file(R"({"dtype": "int8", "shape": [)" + std::to_string(big.size()) + R"(], "nbytes": )" +
+                     std::to_string(big.size()) + "}",
+                 big);
+  EXPECT_TRUE(same_tensor_files(a, same));
+  EXPECT_FALSE(same_tensor_files(a, last));
+  EXPECT_FALSE(same_tensor_files(a, other_shape)) << "same bytes, another dtype";
+  const fs::path cut = write_file(header, big.substr(0, 100));
+  EXPECT_THROW(same_tensor_files(a, cut), std::runtime_error);
+  EXPECT_THROW(same_tensor_files(a, "/nonexistent/kaudit.bin"), std::runtime_error);
+  // Small files as read_tensor_file and same_bytes see them.
+  const fs::path x = write_file(R"({"dtype": "float32", "shape": [2], "nbytes": 8})", "abcdefgh");
+  const fs::path y = write_file(R"({"dtype": "float32", "shape": [2], "nbytes": 8})", "abcdefgi");
+  EXPECT_EQ(same_tensor_files(x, y), same_bytes(read_tensor_file(x), read_tensor_file(y)));
+  EXPECT_TRUE(same_tensor_files(x, x));
+  for (const auto& p : {a, same, last, other_shape, cut, x, y}) fs::remove(p);
+}
+
 TEST(TensorFile, DecodesHalfBfloatAndFp8) {
   // 1.0 and -2.5 in each format.
   EXPECT_DOUBLE_EQ(make<std::uint16_t>("float16", {2}, {0x3c00, 0xc100}).at(1), -2.5);
