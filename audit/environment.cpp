@@ -32,9 +32,13 @@ constexpr std::array<Pattern, 9> kMachine = {{
     {"[Errno 23]", "too many open files in the system"},
     {"Resource temporarily unavailable", "no process could be started (resource temporarily unavailable)"},
 }};
-constexpr std::array<Pattern, 2> kSharedDevice = {{
+constexpr std::array<Pattern, 3> kSharedDevice = {{
     {"CUDA out of memory", "device memory held by the batch's other runs"},
     {"CUDA error: out of memory", "device memory held by the batch's other runs"},
+    // kaudit's own deadlines kill with "timed out" in the reason; children
+    // are the OOM killer's first choice (run/child_process.h).
+    {"ended (signal 9 (SIGKILL))", "killed from outside the run (the kernel's OOM killer, when runs side by side "
+                                   "fill the machine's memory)"},
 }};
 
 std::string gib(std::uintmax_t bytes) {

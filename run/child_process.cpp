@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <charconv>
 #include <mutex>
 #include <set>
 #include <stdexcept>
@@ -16,6 +17,27 @@
 
 namespace kaudit::run {
 namespace {
+
+// In the child, before exec (async-signal-safe calls only). A value below
+// the parent's own is never written: lowering it needs a privilege.
+void raise_oom_score() {
+  const int fd = open("/proc/self/oom_score_adj", O_RDWR | O_CLOEXEC);
+  if (fd < 0) return;
+  char now[16] = {};
+  const ssize_t n = read(fd, now, sizeof now - 1);
+  int current = 0, sign = 1;
+  for (ssize_t k = 0; k < n; ++k) {
+    if (now[k] == '-') sign = -1;
+    else if (now[k] >= '0' && now[k] <= '9') current = current * 10 + (now[k] - '0');
+  }
+  if (sign * current < kChildOomScoreAdj) {
+    char text[16];
+    const auto end = std::to_chars(text, text + sizeof text, kChildOomScoreAdj).ptr;
+    (void)!pwrite(fd, text, static_cast<std::size_t>(end - text), 0);
+  }
+  close(fd);
+}
+
 
 constexpr std::size_t kMaxLine = 1 << 20;
 constexpr char kOversized = '\x01';  // marks a channel line that was too long
@@ -148,6 +170,7 @@ Child::Child(const ChildSpec& spec) {
     place_fd(fds[1], 1);
     place_fd(fds[2], 2);
     place_fd(fds[3], kChannelFd);
+    raise_oom_score();
     for (const auto& [resource, value] : spec.limits) {
       const rlimit lim{static_cast<rlim_t>(value), static_cast<rlim_t>(value)};
       if (setrlimit(resource, &lim) != 0) _exit(125);

@@ -19,6 +19,10 @@
 namespace kaudit::run {
 
 inline constexpr int kChannelFd = 3;
+// Every child's /proc/self/oom_score_adj (raised only; no privilege needed):
+// out of memory, the kernel ends a child, whose run is then an error, not
+// kaudit with every run in flight.
+inline constexpr int kChildOomScoreAdj = 800;
 
 // Interruption (kaudit audit on SIGINT or SIGTERM; audit/interrupt.h):
 // every live Child's process group is known here. interrupt_children() kills

@@ -49,6 +49,19 @@ TEST(ChildProcess, EnvironmentIsWhatTheRunnerGives) {
   unsetenv("KAUDIT_SECRET_TEST");
 }
 
+// When the machine runs out of memory (runs side by side, or a submission
+// that allocates without end), the kernel's OOM killer ends a child, never
+// kaudit: the run is an error that can be retried, the audit goes on.
+TEST(ChildProcess, ChildIsTheOutOfMemoryKillersFirstChoice) {
+  std::ifstream own("/proc/self/oom_score_adj");
+  int own_adj = 0;
+  if (!(own >> own_adj)) GTEST_SKIP() << "no /proc/self/oom_score_adj here";
+  Child c(sh("echo \"{\\\"event\\\":\\\"adj\\\",\\\"adj\\\":$(cat /proc/self/oom_score_adj)}\" >&3"));
+  auto ev = c.next(in(5s));
+  ASSERT_EQ(ev.kind, ChannelEvent::message);
+  EXPECT_GE(ev.body["adj"].get<int>(), std::max(own_adj, kChildOomScoreAdj));
+}
+
 TEST(ChildProcess, TimeoutKillsTheWholeGroup) {
   Child c(sh("sleep 100 & echo \"{\\\"event\\\":\\\"pid\\\",\\\"pid\\\":$!}\" >&3; sleep 100"));
   auto ev = c.next(in(5s));

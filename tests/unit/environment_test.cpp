@@ -54,6 +54,19 @@ TEST(Environment, DeviceMemoryCountsOnlyWhenShared) {
   EXPECT_TRUE(environment_cause(failed("RuntimeError: boom", oom), true)) << "the stderr tail is read too";
 }
 
+// A child killed by SIGKILL that kaudit did not send (its own deadlines say
+// "timed out") was, among runs side by side, most likely the kernel's OOM
+// killer: retried alone, where a second such death is the submission's.
+TEST(Environment, KilledFromOutsideCountsOnlyWhenShared) {
+  const std::string killed =
+      "the process ended (signal 9 (SIGKILL)) in correctness, shape 0 without handing over its results";
+  EXPECT_TRUE(environment_cause(killed, true).has_value());
+  EXPECT_FALSE(environment_cause(killed, false).has_value());
+  EXPECT_FALSE(environment_cause("the process ended (signal 11 (SIGSEGV)) in correctness, shape 0", true).has_value());
+  EXPECT_FALSE(environment_cause("timed out after 60 s in correctness, shape 0; the process group was killed", true)
+                   .has_value());
+}
+
 TEST(Environment, AFailureOfTheMachineIsRetriedOnceAndTheRetryStands) {
   int attempts = 0;
   const RunResult r = run_guarded(
