@@ -72,6 +72,8 @@ const Schema& reference_events() {
   static const Schema s = {
       {"shapes", {{"shapes", Type::array}}},
       {"reference_habits", {{"shape", Type::integer}, {"changes_inputs", Type::array}, {"aliases_input", Type::boolean}}},
+      // Whether a shape's inputs, drawn twice from one seed, are the same bits (timed samples by seed).
+      {"reproducible", {{"shape", Type::integer}, {"reproducible", Type::boolean}}},
       {"case", {{"shape", Type::integer}, {"case", Type::integer}, {"inputs", Type::entries},
                 {"probe", Type::object, false}}},
       // The input probes (run/input_probes.h): an off-grid shape the reference accepted, a size or a
@@ -114,13 +116,14 @@ const Schema& submission_events() {
   return s;
 }
 
-// A timing message's samples: [{call, outputs, inputs | named}].
+// A timing message's samples: [{call, outputs, inputs | seed}].
 std::string malformed_samples(const json& samples) {
   for (const auto& s : samples) {
     if (!s.is_object() || !s.contains("call") || !s["call"].is_number_integer())
       return "a timing sample without an integer call";
     if (!s.contains("outputs") || !entries_ok(s["outputs"])) return "a timing sample without output entries";
     if (s.contains("inputs") && !entries_ok(s["inputs"])) return "a timing sample whose inputs are not entries";
+    if (s.contains("seed") && !s["seed"].is_number_integer()) return "a timing sample whose seed is not an integer";
   }
   return "";
 }

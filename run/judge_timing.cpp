@@ -49,7 +49,7 @@ json mode_document(const RunPlan& plan, const SubmissionReport& report, const js
   for (const auto& s : t.value("samples", json::array())) {
     const int call = s.value("call", 0);
     const auto want = expected.find("t_s" + std::to_string(i) + "_" + mode + "_" + std::to_string(call));
-    json sd = {{"call", call}};
+    json sd = {{"call", call}, {"inputs_from", s.contains("seed") ? "seed" : "file"}};
     if (!valid_entries(s.value("outputs", json()), xfer, "out") || want == expected.end()) {
       // A sample the runner chose must be checked: one that cannot be is a failure, never a pass.
       sd["status"] = "failed";

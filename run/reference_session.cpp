@@ -45,6 +45,10 @@ double ReferenceSession::on_message(const json& m) {
   }
   if (ev == "shapes") return on_shapes(m);
   if (ev == "reference_habits") return on_habits(m);
+  if (ev == "reproducible") {
+    if (m["reproducible"].get<bool>()) reproducible_.insert(m["shape"].get<int>());
+    return plan_.phase_s;
+  }
   if (ev == "case") {
     if (!valid_entries(m["inputs"], ws_.xfer(), "in")) return 0;  // never handed to the submission
     inputs_[{m["shape"].get<int>(), m["case"].get<int>()}] = m["inputs"];

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include <map>
+#include <set>
 #include <memory>
 #include <string>
 #include <utility>
@@ -27,7 +28,8 @@ class ReferenceSession {
   // Import, shapes and inputs; false when the reference failed (the error is
   // in the result and the process is gone).
   bool prepare();
-  // Expected outputs for `jobs` ([{id, shape, inputs}]), by job id; an empty
+  // Expected outputs for `jobs` ([{id, shape, inputs}], or a timed sample's
+  // [{id, shape, seed, mode, base}] drawn again from its seed), by job id; an empty
   // `jobs` only tells the process to stop. Failures set the result's error.
   std::map<std::string, nlohmann::json> expected_outputs(const nlohmann::json& jobs);
   void finish();
@@ -37,6 +39,10 @@ class ReferenceSession {
   const std::map<std::pair<int, int>, nlohmann::json>& inputs() const { return inputs_; }
   // shape -> what the reference itself does to its inputs ({changes_inputs, aliases_input}).
   const std::map<int, nlohmann::json>& habits() const { return habits_; }
+  // Graded shapes whose inputs one seed draws bit for bit again: their timed
+  // fresh and rewrite calls are checked on inputs this process draws again
+  // from the runner's seeds, never on files the submission's process wrote.
+  const std::set<int>& reproducible_shapes() const { return reproducible_; }
   // The input probes it made: off-grid shapes, skipped sizes, probe cases.
   const ProbeInventory& probes() const { return probes_; }
 
@@ -57,6 +63,7 @@ class ReferenceSession {
   nlohmann::json shapes_ = nlohmann::json::array();
   std::map<std::pair<int, int>, nlohmann::json> inputs_;
   std::map<int, nlohmann::json> habits_;
+  std::set<int> reproducible_;
   ProbeInventory probes_;
   std::map<std::string, nlohmann::json> expected_;
   nlohmann::json error_;

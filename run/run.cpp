@@ -141,16 +141,16 @@ RunResult run_protocol(const RunOptions& o) {
 
   const int nshapes = static_cast<int>(ref.shapes().size());
   const fs::path stage_path = ws.submission_config_dir() / "submission-inputs.json";
-  json stage = stage_config(plan, ws, ref.inputs(), ref.habits(), nshapes, l2);
+  json stage = stage_config(plan, ws, ref.inputs(), ref.habits(), ref.reproducible_shapes(), nshapes, l2);
   std::mt19937_64 rng{std::random_device{}()};
   add_probe_calls(stage, ref.probes(), nshapes, ref.inputs(), rng);
   std::ofstream(stage_path) << stage.dump();
-  sub.run(stage_path, ref.inputs(), stage["samples_per_shape"].get<std::vector<int>>());
+  sub.run(stage_path, ref.inputs(), stage["samples_per_shape"].get<std::vector<int>>(), ref.reproducible_shapes());
   sub.finish(nshapes, static_cast<int>(plan.cases.size()));
   judge_problem_files(before, snapshot_files(ws.work(), watched), result);
 
   // The reference checks every output that came back.
-  json jobs = expected_output_jobs(sub.report(), ref.inputs(), ws.xfer());
+  json jobs = expected_output_jobs(sub.report(), ref.inputs(), ws.xfer());  // seeded samples: drawn again
   add_twin_jobs(jobs, ref.probes(), sub.report());
   if (!reference_inputs_intact(ws, input_seal, result)) jobs = json::array();
   const std::map<std::string, json> expected = ref.expected_outputs(jobs);

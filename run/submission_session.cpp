@@ -39,9 +39,10 @@ void SubmissionSession::start() {
 }
 
 void SubmissionSession::run(const fs::path& stage_config_path, const std::map<std::pair<int, int>, json>& inputs,
-                            const std::vector<int>& samples_per_shape) {
+                            const std::vector<int>& samples_per_shape, const std::set<int>& seeded_shapes) {
   inputs_ = &inputs;
   samples_per_shape_ = samples_per_shape;
+  seeded_shapes_ = seeded_shapes;
   auto handler = [this](const json& m) { return on_message(m); };
   // Import and build first, without the device's turn; then the calls.
   Outcome out = drive(*child_, Speaker::submission, plan_.setup_s, handler);
@@ -178,7 +179,9 @@ double SubmissionSession::on_warm_done(const json& m) {
   if (!open_mode_ || warmed_ || m["shape"].get<int>() != open_mode_->first || m["mode"] != open_mode_->second)
     return violation("a 'warm_done' out of order");
   warmed_ = true;
-  child_->send_line(std::to_string(next_seed()));
+  const long long seed = next_seed();
+  call_seeds_[*open_mode_].push_back(seed);
+  child_->send_line(std::to_string(seed));
   return 0;
 }
 
@@ -204,8 +207,9 @@ double SubmissionSession::on_timed(const json& m) {
   call_running_ = false;
   report_.timed_calls[*open_mode_].push_back(
       {m["ms"].get<double>(), std::chrono::duration<double, std::milli>(now - call_started_).count()});
-  child_->send_line(std::string(drawn_[*open_mode_].count(next_call_) ? "keep " : "next ") +
-                    std::to_string(next_seed()));
+  const long long seed = next_seed();
+  call_seeds_[*open_mode_].push_back(seed);
+  child_->send_line(std::string(drawn_[*open_mode_].count(next_call_) ? "keep " : "next ") + std::to_string(seed));
   ++next_call_;
   return 0;
 }
@@ -230,6 +234,18 @@ double SubmissionSession::on_timing(const json& m) {
   for (const auto& sample : m["samples"]) returned.insert(sample["call"].get<int>());
   if (returned != drawn_[key] || m["samples"].size() != returned.size())
     return violation("timing samples that are not the calls the runner chose");
+  // A seeded sample's inputs are the ones the runner's seed draws: the seed
+  // named must be the one the runner sent for that call, and no other shape
+  // or mode may name one (its inputs are handed over).
+  const bool seeded = key.second != "bench" && seeded_shapes_.count(key.first);
+  const auto& seeds = call_seeds_[key];
+  for (const auto& sample : m["samples"]) {
+    const int call = sample["call"].get<int>();
+    if (seeded != sample.contains("seed") || seeded == sample.contains("inputs") ||
+        (seeded && (call < 0 || call >= static_cast<int>(seeds.size()) || sample["seed"].get<long long>() != seeds[call])))
+      return violation(seeded ? "a timing sample that does not name the seed the runner sent for its call"
+                              : "a timing sample without its inputs");
+  }
   json t = m;
   t["times_ms"] = json::array();
   for (const auto& c : report_.timed_calls[key]) t["times_ms"].push_back(c.ms);
@@ -432,7 +448,8 @@ void SubmissionSession::judge_ending(const ExitStatus& status, int shapes, int c
 }
 
 json stage_config(const RunPlan& plan, const Workspace& ws, const std::map<std::pair<int, int>, json>& inputs,
-                  const std::map<int, json>& habits, int shapes, double l2_bytes) {
+                  const std::map<int, json>& habits, const std::set<int>& seeded_shapes, int shapes,
+                  double l2_bytes) {
   const RunOptions& o = plan.options;
   const int cases = static_cast<int>(plan.cases.size());
   auto inputs_of = [&](int i, int j) {
@@ -465,7 +482,8 @@ json stage_config(const RunPlan& plan, const Workspace& ws, const std::map<std::
           {"keep_alive_bytes", plan.cpu ? 256.0 * (1 << 20) : 16.0 * (1 << 30)},
           {"poison", o.poison},
           {"timing_turns", o.device_turns != nullptr},
-          {"reference_changes_inputs", reference_changing}};
+          {"reference_changes_inputs", reference_changing},
+          {"seeded_shapes", seeded_shapes}};
 }
 
 }  // namespace kaudit::run

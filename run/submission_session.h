@@ -55,8 +55,10 @@ class SubmissionSession {
   // Waits for its set-up; then hands it the correctness and timing plan
   // (`stage_config`, a file in the private folder) and drives every call.
   // `samples_per_shape`: how many timed calls of each mode the runner checks.
+  // `seeded_shapes`: shapes whose fresh and rewrite samples must name the
+  // call's seed (the runner's own) instead of handing over inputs.
   void run(const std::filesystem::path& stage_config, const std::map<std::pair<int, int>, nlohmann::json>& inputs,
-           const std::vector<int>& samples_per_shape);
+           const std::vector<int>& samples_per_shape, const std::set<int>& seeded_shapes);
   // Ends the process, records it in the result and turns how it ended into
   // an error or findings.
   void finish(int shapes, int cases);
@@ -106,6 +108,8 @@ class SubmissionSession {
   // the runner checks (drawn when the mode starts, told to the harness one
   // call at a time, after each call returned).
   std::vector<int> samples_per_shape_;
+  std::set<int> seeded_shapes_;
+  std::map<std::pair<int, std::string>, std::vector<long long>> call_seeds_;  // the seed sent for each timed call
   std::optional<std::pair<int, std::string>> open_mode_;
   std::set<std::pair<int, std::string>> unsummarized_;
   int next_call_ = 0;
@@ -121,6 +125,7 @@ class SubmissionSession {
 // (submission-inputs.json); `l2_bytes` sizes the cache flush between calls.
 nlohmann::json stage_config(const RunPlan& plan, const Workspace& ws,
                             const std::map<std::pair<int, int>, nlohmann::json>& inputs,
-                            const std::map<int, nlohmann::json>& habits, int shapes, double l2_bytes);
+                            const std::map<int, nlohmann::json>& habits, const std::set<int>& seeded_shapes,
+                            int shapes, double l2_bytes);
 
 }  // namespace kaudit::run

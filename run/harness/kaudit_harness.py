@@ -890,6 +890,18 @@ def make_input_probes(torch, problem, token, inputs_dir):
         off_grid_shapes(torch, problem, token, inputs_dir, request.get("seed", 1), request["off_grid_shapes"])
 
 
+def seeded_inputs(problem, job):
+    """A timed call's inputs, drawn again from its seed (the problem's shape
+    applied): fresh mode's as drawn; rewrite mode's tensors as drawn, written
+    into the first case's tensors, whose other values (numbers) stay."""
+    inputs = problem.gen_inputs(job["seed"])
+    if job.get("mode") == "rewrite":
+        base = job.get("base") or []
+        inputs = [v if isinstance(v, T.Tensor) or k >= len(base) or "value" not in base[k] else base[k]["value"]
+                  for k, v in enumerate(inputs)]
+    return inputs
+
+
 def run_reference(torch):
     problem = Problem(torch)
     send("shapes", shapes=problem.shapes)
@@ -918,6 +930,15 @@ def run_reference(torch):
                         write_values(torch, inputs, os.path.join(inputs_dir, "%s_s%d_c%d_" % (token, i, j))),
                         [isinstance(v, torch.Tensor) and v.is_floating_point() and v.element_size() >= 2
                          for v in inputs])
+                    if j == 0:
+                        # Drawn again from the same seed, bit for bit? Then the
+                        # timed calls' fresh and rewrite inputs are drawn again
+                        # here from the runner's seeds, never taken from files
+                        # the submission's process wrote (docs/runner.md).
+                        again = problem.gen_inputs(case["seed"])
+                        send("reproducible", shape=i, reproducible=same_values(torch, inputs, again)
+                             and len(inputs) == len(again))
+                        del again
                     if j == 0 and tensor_bytes(torch, inputs) <= HABIT_CHECK_BYTES:
                         changed, aliased = reference_habits(torch, problem, inputs)
                         if changed:
@@ -942,7 +963,7 @@ def run_reference(torch):
     # Jobs on the same input files (a seed's case, its stress cases, bench
     # samples) one after another, so that each file is read once.
     def files_of(job):
-        return [e.get("file", "") for e in job["inputs"]]
+        return [e.get("file", "") for e in job.get("inputs") or []]
     jobs.sort(key=lambda job: (job["shape"], files_of(job)))
     models = {}
     cache, cached_files = {}, None
@@ -956,7 +977,10 @@ def run_reference(torch):
             if files_of(job) != cached_files or i in mutating_shapes:
                 cache, cached_files = {}, files_of(job)
             device_turn()
-            inputs = read_values(torch, job["inputs"], CONFIG["device"], cache)
+            if "seed" in job:
+                inputs = seeded_inputs(problem, job)
+            else:
+                inputs = read_values(torch, job["inputs"], CONFIG["device"], cache)
             out = models[i](*inputs)
             outs = returned(out)
             entries = write_values(torch, outs, os.path.join(expected_dir, "%s_%s_" % (token, job["id"])))
@@ -1270,6 +1294,10 @@ def run_submission(torch):
         # written over one), unless the reference itself changes them. fresh
         # and rewrite (and that case): the inputs as the call sees them.
         named = mode == "bench" and i not in CONFIG.get("reference_changes_inputs", [])
+        # fresh and rewrite on a shape whose inputs a seed reproduces: the
+        # reference draws a kept call's inputs again from its seed, so they
+        # are neither copied nor written here.
+        seeded = mode != "bench" and i in CONFIG.get("seeded_shapes", [])
         kept, kept_bytes, pending = [], 0, []
         versions_moved = 0
         # Each call's seed comes from the runner only once the call before it
@@ -1277,6 +1305,7 @@ def run_submission(torch):
         send("warm_done", shape=i, mode=mode)
         seed = int(receive())
         for k in range(CONFIG["trials"]):
+            call_seed = seed
             if mode == "bench":
                 args = base
             elif mode == "fresh":
@@ -1292,7 +1321,7 @@ def run_submission(torch):
                         T.copy_(b.data, v)
                         versions_moved += b._version != version
                 args = base
-            before = None if named else [clone_tensor(torch, v) for v in args]
+            before = None if named or seeded else [clone_tensor(torch, v) for v in args]
             sync(torch)
             send("call_ready", shape=i, mode=mode, call=k)
             expect(("go",), "start the call")
@@ -1305,7 +1334,10 @@ def run_submission(torch):
             seed = int(answer[1])
             if answer[0] == "keep":
                 entry = {"call": k, "outputs": [T.clone(o) for o in outs if isinstance(o, T.Tensor)]}
-                entry["named" if named else "inputs"] = first_inputs if named else before
+                if seeded:
+                    entry["seed"] = call_seed
+                else:
+                    entry["named" if named else "inputs"] = first_inputs if named else before
                 pending.append(entry)
             del before, out, outs
         del kept
@@ -1320,10 +1352,13 @@ def run_submission(torch):
         sampled = []
         for entry in summary["pending"]:
             prefix = os.path.join(outputs_dir, "t_s%d_%s_%d_" % (i, mode, entry["call"]))
-            sampled.append({"call": entry["call"],
-                            "inputs": (entry["named"] if "named" in entry
-                                       else write_values(torch, entry["inputs"], prefix + "i")),
-                            "outputs": write_values(torch, entry["outputs"], prefix + "o")})
+            sample = {"call": entry["call"], "outputs": write_values(torch, entry["outputs"], prefix + "o")}
+            if "seed" in entry:
+                sample["seed"] = entry["seed"]
+            else:
+                sample["inputs"] = (entry["named"] if "named" in entry
+                                    else write_values(torch, entry["inputs"], prefix + "i"))
+            sampled.append(sample)
         send("timing", shape=i, mode=mode, samples=sampled, counts=summary["counts"],
              types=summary["types"], versions_moved=summary["versions_moved"])
 

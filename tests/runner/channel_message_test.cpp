@@ -33,6 +33,17 @@ TEST(ChannelMessage, TypeConfusionIsRefused) {
                                {"counts", json::object()}, {"types", json::array()}, {"versions_moved", 0}},
                               Speaker::submission),
             "");
+  // A seeded sample whose seed is not a whole number; one that is passes.
+  const auto seeded = [](const json& seed) {
+    return json{{"event", "timing"}, {"shape", 0}, {"mode", "fresh"},
+                {"samples", json::array({{{"call", 1}, {"outputs", json::array()}, {"seed", seed}}})},
+                {"counts", json::object()}, {"types", json::array()}, {"versions_moved", 0}};
+  };
+  EXPECT_NE(malformed_message(seeded("7"), Speaker::submission), "");
+  EXPECT_NE(malformed_message(seeded(7.5), Speaker::submission), "");
+  EXPECT_EQ(malformed_message(seeded(7), Speaker::submission), "");
+  EXPECT_NE(malformed_message({{"event", "reproducible"}, {"shape", 0}, {"reproducible", 1}}, Speaker::reference), "");
+  EXPECT_EQ(malformed_message({{"event", "reproducible"}, {"shape", 0}, {"reproducible", true}}, Speaker::reference), "");
   EXPECT_NE(malformed_message({{"event", "timed"}, {"shape", 0}, {"mode", "bench"}, {"call", 0}, {"ms", -1}},
                               Speaker::submission),
             "");

@@ -202,6 +202,29 @@ TEST(RunnerCpu, KernelBenchFormatRunsUnchanged) {
   EXPECT_EQ(r["timing"][0]["modes"]["bench"]["n"], 10);  // no num_perf_trials: the CPU default
 }
 
+// A timed call's inputs in the fresh and rewrite modes come from a seed the
+// runner draws; the reference draws them again itself from that seed, so a
+// submission that rigs the generator in its own process (every fresh input
+// the same, and a memo on their values) is checked on the inputs it should
+// have had. Those calls' input files are never written (the reference needs
+// none): samples say `inputs_from: seed`.
+TEST(RunnerCpu, RiggedGeneratorInTheSubmissionsProcessIsCheckedOnTheSeedsInputs) {
+  SKIP_WITHOUT_TORCH();
+  const json r = kaudit::run::run_submission(options("linear_relu", "pin_fresh_inputs.py"));
+  EXPECT_NE(r["result"], "correct") << describe(r);
+  EXPECT_FALSE(r["timing"][0]["modes"]["fresh"]["samples_passed"].get<bool>()) << r["timing"].dump().substr(0, 2000);
+  const auto got = ids(r);
+  // One of the findings a wrong timed sample decides (docs/runner.md).
+  EXPECT_TRUE(got.count("output-cached-on-identity") || got.count("correct-only-untimed") ||
+              got.count("work-skipped-on-repeat"))
+      << describe(r);
+  const json clean = kaudit::run::run_submission(options("linear_relu", "clean.py"));
+  EXPECT_EQ(clean["result"], "correct") << describe(clean);
+  for (const char* mode : {"fresh", "rewrite"})
+    for (const auto& s : clean["timing"][0]["modes"][mode]["samples"]) EXPECT_EQ(s["inputs_from"], "seed") << mode;
+  for (const auto& s : clean["timing"][0]["modes"]["bench"]["samples"]) EXPECT_EQ(s["inputs_from"], "file");
+}
+
 TEST(RunnerCpu, CacheOnIdentityIsWrongAfterRewrite) {
   SKIP_WITHOUT_TORCH();
   const json r = kaudit::run::run_submission(options("linear_relu", "cache_identity.py"));
