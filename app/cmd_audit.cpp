@@ -60,6 +60,10 @@ void add_audit_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--python", a->options.python, "the interpreter that runs submissions");
   CLI::Option* trials =
       cmd->add_option("--trials", a->trials, "timed calls per mode, 1 to 100000 (default: each problem's num_perf_trials)");
+  cmd->add_option("--shapes", a->options.shapes,
+                  "graded shapes each run runs: auto (the smallest on the CPU, all on a GPU), all, smallest")
+      ->check(CLI::IsMember({"auto", "all", "smallest"}))
+      ->capture_default_str();
   cmd->add_flag("--force", a->options.force,
                 "redo submissions already done (default: resume), also in a folder that holds another batch");
   cmd->add_flag("--no-trace", a->no_trace, "run CUDA submissions without the tracer");

@@ -85,6 +85,10 @@ void add_run_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--distributions", *distributions,
                   "Input distributions to check against the reference, comma-separated ('' for none): "
                   "permuted,shifted,scaled,heavy-tailed,special");
+  cmd->add_option("--shapes", opts->shapes,
+                  "Graded shapes to run: all, or smallest (the one whose sizes have the smallest product)")
+      ->check(CLI::IsMember({"all", "smallest"}))
+      ->capture_default_str();
   cmd->add_option("--warmup", opts->warmup, "Warm-up calls before each mode")->check(CLI::Range(0, 10000));
   cmd->add_option("--trials", *trials, "Timed calls per mode (default: the problem's num_perf_trials)")
       ->check(CLI::Range(1, 100000));

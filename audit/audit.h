@@ -24,6 +24,9 @@ struct AuditOptions {
   bool trace = true;              // with the tracer when running on CUDA
   std::string python;             // interpreter for runs (default: the runner's)
   std::optional<int> trials;      // timed calls per mode, for quick batches
+  // The graded shapes each run runs: auto (the smallest on the CPU, all on
+  // a GPU), all or smallest (run::RunOptions::shapes).
+  std::string shapes = "auto";
   bool quiet = false;
   // Seconds without a line after which a heartbeat names the runs in
   // progress (audit/progress.h); 0: none.

@@ -87,6 +87,7 @@ run::RunOptions run_options(const AuditItem& item, const BatchPlan& plan, const 
   ro.trace = plan.trace && plan.device == "cuda";
   ro.python = plan.python;
   ro.trials = plan.trials;
+  ro.shapes = plan.shapes;
   ro.unsafe_no_sandbox = plan.unsafe_no_sandbox;
   if (!slot.gpu.empty()) ro.env["CUDA_VISIBLE_DEVICES"] = slot.gpu;
   ro.device_turns = slot.device_turns;

@@ -108,6 +108,7 @@ const std::map<std::string, Setter>& audit_options() {
       {"gpus", [](auto& r, auto& n, auto v) { r.options.gpus = audit::split_list(comma_list(n, v)); }},
       {"python", [](auto& r, auto& n, auto v) { r.options.python = option_value<std::string>(n, v, "a str"); }},
       {"trials", [](auto& r, auto& n, auto v) { r.options.trials = option_value<int>(n, v, "an int"); }},
+      {"shapes", [](auto& r, auto& n, auto v) { r.options.shapes = option_value<std::string>(n, v, "a str"); }},
       {"force", [](auto& r, auto& n, auto v) { r.options.force = option_value<bool>(n, v, "a bool"); }},
       {"no_trace", [](auto& r, auto& n, auto v) { r.options.trace = !option_value<bool>(n, v, "a bool"); }},
       {"quiet", [](auto& r, auto& n, auto v) { r.options.quiet = option_value<bool>(n, v, "a bool"); }},
@@ -213,7 +214,7 @@ void define_module(py::module_& m) {
   m.def("audit", &audit_batch, py::arg("paths"), py::arg("problem"), py::arg("device") = "auto",
         "`kaudit audit PATHS --problem PROBLEM --device DEVICE`: the verdict documents (verdict.json) in the "
         "order of PATHS. Options are kaudit audit's flags without dashes, _ for -: output, jobs, gpus, python, "
-        "trials, force, no_trace, quiet, heartbeat, min_free_gib, unsafe_no_sandbox, fail_on (raise kaudit.AuditFailed "
+        "trials, shapes, force, no_trace, quiet, heartbeat, min_free_gib, unsafe_no_sandbox, fail_on (raise kaudit.AuditFailed "
         "when an outcome is in it).");
   m.def(
       "explain", [](const std::string& id) { return audit::explain(id); }, py::arg("id"),

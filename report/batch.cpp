@@ -197,6 +197,13 @@ void read_timing(Submission& s, const json* verdict, const json* run) {
     if (auto t = num(field(*run, "settings"), "fresh_over_bench_threshold"); t && *t > 0) s.ratio_threshold = *t;
     s.device = str(*run, "device");
     s.hardware = str(field(*run, "hardware"), "name");
+    const json& shapes = field(field(*run, "settings"), "shapes");
+    const json& ran = field(shapes, "run");
+    if (str(shapes, "selection") == "smallest" && ran.is_array() && ran.size() == 1 && ran[0].is_number_integer() &&
+        integer(shapes, "graded") > 1)
+      s.shapes_run = "only the smallest of the problem's " + std::to_string(integer(shapes, "graded")) +
+                     " graded shapes (its shape " + std::to_string(ran[0].get<int>()) + "), a run sized for the " +
+                     (s.device == "cpu" ? "CPU" : "device");
   }
   if (!rows) return;
   int i = 0;

@@ -86,6 +86,7 @@ struct Submission {
   double ratio_threshold = 1.5;
   std::optional<double> bench_pct, fresh_pct;  // geometric means over shapes
   std::string device, hardware;
+  std::string shapes_run;  // when not every graded shape ran (--shapes smallest): which, in words
 
   std::vector<KernelRow> kernels;
   std::size_t kernels_hidden = 0;  // rows past the ones shown

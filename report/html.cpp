@@ -203,6 +203,7 @@ void page(std::ostringstream& o, const Submission& s) {
   if (s.seconds) o << "<dt>time</dt><dd>" << html(fmt_seconds(*s.seconds)) << "</dd>";
   if (!s.device.empty() || !s.hardware.empty())
     o << "<dt>ran on</dt><dd>" << html(s.device) << (s.hardware.empty() ? "" : " (" + html(s.hardware) + ")") << "</dd>";
+  if (!s.shapes_run.empty()) o << "<dt>shapes run</dt><dd>" << html(s.shapes_run) << "</dd>";
   o << "<dt>evidence</dt><dd>" << (s.has_verdict ? "verdict " : "") << (s.has_analysis ? "analysis " : "")
     << (s.has_run ? "run " : "") << (s.has_trace ? "trace" : "") << "</dd></dl>";
   if (!s.notes.empty()) {

@@ -77,6 +77,7 @@ void submission(std::ostringstream& o, const Submission& s) {
   if (s.seconds) o << "- time: " << fmt_seconds(*s.seconds) << "\n";
   if (!s.hardware.empty() || !s.device.empty())
     o << "- ran on: " << md(s.device) << (s.hardware.empty() ? "" : " (" + md(s.hardware) + ")") << "\n";
+  if (!s.shapes_run.empty()) o << "- shapes run: " << md(s.shapes_run) << "\n";
   if (!s.notes.empty()) {
     o << "\n**Not available:**\n\n";
     for (const auto& n : s.notes) o << "- " << md(n) << "\n";

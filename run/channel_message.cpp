@@ -70,7 +70,7 @@ const Schema& common_events() {
 
 const Schema& reference_events() {
   static const Schema s = {
-      {"shapes", {{"shapes", Type::array}}},
+      {"shapes", {{"shapes", Type::array}, {"graded", Type::integer, false}, {"indices", Type::array, false}}},
       {"reference_habits", {{"shape", Type::integer}, {"changes_inputs", Type::array}, {"aliases_input", Type::boolean}}},
       // Whether a shape's inputs, drawn twice from one seed, are the same bits (timed samples by seed).
       {"reproducible", {{"shape", Type::integer}, {"reproducible", Type::boolean}}},

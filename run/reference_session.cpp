@@ -26,6 +26,7 @@ void ReferenceSession::write_config() const {
               {"xfer", ws_.xfer().string()},
               {"channel_fd", kChannelFd},
               {"init_seed", plan_.options.init_seed},
+              {"shape_selection", plan_.options.shapes},
               {"cases", plan_.cases_json()},
               {"probes", probe_request(plan_.options, rng)}};
   std::ofstream(ws_.private_dir() / "reference.json") << cfg.dump();
@@ -91,6 +92,9 @@ double ReferenceSession::on_shapes(const json& m) {
   if (have_shapes_ || !m.contains("shapes") || !m["shapes"].is_array()) return 0;
   shapes_ = m["shapes"];
   have_shapes_ = true;
+  // Which of the problem's graded shapes these are (--shapes smallest).
+  if (m.contains("graded") && m["graded"].is_number_integer() && m.contains("indices") && m["indices"].is_array())
+    result_.settings["shapes"].update({{"graded", m["graded"]}, {"run", m["indices"]}});
   return -1;
 }
 

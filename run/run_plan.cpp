@@ -17,6 +17,7 @@ namespace {
 void check_options(const RunOptions& o) {
   if (!fs::is_regular_file(o.solution)) throw std::runtime_error("--solution: " + o.solution.string() + " not found");
   if (o.device != "cpu" && o.device != "cuda") throw std::runtime_error("--device must be cuda or cpu");
+  if (o.shapes != "all" && o.shapes != "smallest") throw std::runtime_error("--shapes must be all or smallest");
   for (const auto& m : o.modes)
     if (m != "bench" && m != "fresh" && m != "rewrite")
       throw std::runtime_error("--modes: unknown mode '" + m + "' (bench, fresh, rewrite)");
@@ -113,6 +114,7 @@ json RunPlan::settings_json() const {
           {"fresh_over_bench_threshold", fresh_over_bench},
           {"stress_mismatch_fraction", stress_allowance},
           {"off_grid_shapes", options.off_grid_shapes},
+          {"shapes", {{"selection", options.shapes}}},
           {"distributions", options.distributions},
           {"trace", options.trace}};
 }

@@ -31,6 +31,7 @@ void SubmissionSession::start() {
               {"xfer", ws_.xfer().string()},
               {"channel_fd", kChannelFd},
               {"init_seed", plan_.options.init_seed},
+              {"shape_selection", plan_.options.shapes},
               {"trace", plan_.options.trace}};
   std::ofstream(cfg_path) << cfg.dump();
   started_ = phase_started_ = clock_type::now();

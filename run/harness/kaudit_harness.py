@@ -339,6 +339,14 @@ class Problem:
         if CONFIG.get("shapes_file"):
             shapes = list(load_module("shapes", CONFIG["shapes_file"]).SHAPES)
         self.shapes = [dict(s) for s in shapes]
+        # The graded shapes run, by their index among the problem's: all, or
+        # the smallest (--shapes smallest, a run sized for a CPU). Both
+        # processes choose alike from the same SHAPES.
+        self.graded_count = len(self.shapes)
+        self.graded_indices = list(range(len(self.shapes)))
+        if CONFIG.get("shape_selection") == "smallest" and len(self.shapes) > 1:
+            k = min(range(len(self.shapes)), key=lambda i: prod(size_dims(self, i).values()))
+            self.shapes, self.graded_indices = [self.shapes[k]], [k]
 
     def apply_shape(self, i):
         self.current = i
@@ -904,7 +912,7 @@ def seeded_inputs(problem, job):
 
 def run_reference(torch):
     problem = Problem(torch)
-    send("shapes", shapes=problem.shapes)
+    send("shapes", shapes=problem.shapes, graded=problem.graded_count, indices=problem.graded_indices)
     # Wait for the device's turn (runs that share a GPU take turns at it).
     if not receive():
         return

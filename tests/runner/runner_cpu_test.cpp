@@ -129,6 +129,22 @@ TEST(RunnerCpu, AllTimingModesAreOneExclusiveTurn) {
   EXPECT_FALSE(alone.contains("device_turns"));
 }
 
+// A run sized for a CPU (kaudit audit's default there) runs the graded shape
+// whose sizes have the smallest product, and says which of how many it ran.
+TEST(RunnerCpu, SmallestShapeOnlyWhenAsked) {
+  SKIP_WITHOUT_TORCH();
+  auto o = options("linear_relu", "clean.py");
+  o.shapes = "smallest";
+  const json r = kaudit::run::run_submission(o);
+  EXPECT_EQ(r["result"], "correct") << describe(r);
+  ASSERT_EQ(r["shapes"].size(), 1u) << r["shapes"].dump();
+  EXPECT_EQ(r["shapes"][0]["rows"], 64);  // 64*128*128 < 96*192*192
+  EXPECT_EQ(r["settings"]["shapes"], (json{{"selection", "smallest"}, {"graded", 2}, {"run", {0}}}));
+  ASSERT_EQ(r["timing"].size(), 1u);
+  o.shapes = "largest";
+  EXPECT_THROW(kaudit::run::run_submission(o), std::runtime_error);
+}
+
 TEST(RunnerCpu, LargeInputsAreSampledOncePerMode) {
   SKIP_WITHOUT_TORCH();
   auto o = options("linear_relu", "clean.py");
