@@ -83,7 +83,7 @@ const Schema& reference_events() {
       {"probe_skipped", {{"probe", Type::string}, {"shape", Type::integer}, {"name", Type::string},
                          {"tried", Type::array}, {"skip", Type::string}, {"reason", Type::string}}},
       {"generated", {}},
-      {"expected", {{"id", Type::string}, {"outputs", Type::entries}}},
+      {"expected", {{"id", Type::string}, {"outputs", Type::entries}, {"inputs_digest", Type::string, false}}},
   };
   return s;
 }
@@ -124,6 +124,8 @@ std::string malformed_samples(const json& samples) {
     if (!s.contains("outputs") || !entries_ok(s["outputs"])) return "a timing sample without output entries";
     if (s.contains("inputs") && !entries_ok(s["inputs"])) return "a timing sample whose inputs are not entries";
     if (s.contains("seed") && !s["seed"].is_number_integer()) return "a timing sample whose seed is not an integer";
+    if (s.contains("inputs_digest") && !s["inputs_digest"].is_string())
+      return "a timing sample whose inputs_digest is not a string";
   }
   return "";
 }

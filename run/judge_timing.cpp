@@ -50,10 +50,15 @@ json mode_document(const RunPlan& plan, const SubmissionReport& report, const js
     const int call = s.value("call", 0);
     const auto want = expected.find("t_s" + std::to_string(i) + "_" + mode + "_" + std::to_string(call));
     json sd = {{"call", call}, {"inputs_from", s.contains("seed") ? "seed" : "file"}};
-    if (!valid_entries(s.value("outputs", json()), xfer, "out") || want == expected.end()) {
+    const bool unverifiable = want != expected.end() && want->second.is_object() && want->second.contains("unverifiable");
+    if (!valid_entries(s.value("outputs", json()), xfer, "out") || want == expected.end() || unverifiable) {
       // A sample the runner chose must be checked: one that cannot be is a failure, never a pass.
       sd["status"] = "failed";
-      sd["reason"] = "the sampled call's output could not be checked against the reference";
+      sd["reason"] = unverifiable ? want->second["unverifiable"].get<std::string>()
+                                  : "the sampled call's output could not be checked against the reference";
+      if (unverifiable && result.result_reason.empty())
+        result.result_reason = "shape " + std::to_string(i) + ", timed " + mode + " call " + std::to_string(call) +
+                               ": " + sd["reason"].get<std::string>();
       samples_ok = false;
       wrong_share = 1;
     } else {

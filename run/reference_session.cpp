@@ -75,6 +75,7 @@ double ReferenceSession::on_message(const json& m) {
   if (ev == "expected") {
     if (!valid_entries(m["outputs"], ws_.xfer(), "exp")) return plan_.phase_s;
     expected_[m["id"]] = m["outputs"];
+    if (m.contains("inputs_digest")) input_digests_[m["id"]] = m["inputs_digest"];
     return plan_.phase_s;
   }
   if (ev == "done") {

@@ -43,6 +43,9 @@ class ReferenceSession {
   // fresh and rewrite calls are checked on inputs this process draws again
   // from the runner's seeds, never on files the submission's process wrote.
   const std::set<int>& reproducible_shapes() const { return reproducible_; }
+  // Expected-output job id -> the fingerprint of the inputs it drew from a
+  // seed (the harness's inputs_digest), to hold against the submission's.
+  const std::map<std::string, std::string>& input_digests() const { return input_digests_; }
   // The input probes it made: off-grid shapes, skipped sizes, probe cases.
   const ProbeInventory& probes() const { return probes_; }
 
@@ -66,6 +69,7 @@ class ReferenceSession {
   std::set<int> reproducible_;
   ProbeInventory probes_;
   std::map<std::string, nlohmann::json> expected_;
+  std::map<std::string, std::string> input_digests_;
   nlohmann::json error_;
   bool have_shapes_ = false, generated_ = false, checked_ = false;
 };

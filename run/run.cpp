@@ -98,6 +98,24 @@ bool reference_inputs_intact(const Workspace& ws, const FileSeal& seal, RunResul
   return false;
 }
 
+// A seeded sample is checked on inputs the reference drew from the call's
+// seed; where the submission's process drew other inputs from it (its
+// fingerprint differs: a generator changed there, by rigging or by global
+// settings), its output answers another question: the sample cannot pass.
+void hold_seeded_inputs(const SubmissionReport& report, const std::map<std::string, std::string>& reference_digests,
+                        std::map<std::string, json>& expected) {
+  for (const auto& [key, t] : report.timings)
+    for (const auto& s : t.value("samples", json::array())) {
+      if (!s.contains("seed")) continue;
+      const std::string id = "t_s" + std::to_string(key.first) + "_" + key.second + "_" + std::to_string(s.value("call", 0));
+      const auto ref = reference_digests.find(id);
+      if (expected.count(id) && ref != reference_digests.end() && s.value("inputs_digest", std::string()) != ref->second)
+        expected[id] = {{"unverifiable", "the inputs the submission's process drew from this call's seed are not "
+                                         "the ones the seed draws in the reference's (their fingerprints differ): "
+                                         "the problem's generator was changed in the submission's process"}};
+    }
+}
+
 }  // namespace
 
 json run_submission(const RunOptions& o) { return run_protocol(o).to_json(); }
@@ -153,8 +171,9 @@ RunResult run_protocol(const RunOptions& o) {
   json jobs = expected_output_jobs(sub.report(), ref.inputs(), ws.xfer());  // seeded samples: drawn again
   add_twin_jobs(jobs, ref.probes(), sub.report());
   if (!reference_inputs_intact(ws, input_seal, result)) jobs = json::array();
-  const std::map<std::string, json> expected = ref.expected_outputs(jobs);
+  std::map<std::string, json> expected = ref.expected_outputs(jobs);
   ref.finish();
+  hold_seeded_inputs(sub.report(), ref.input_digests(), expected);
 
   const auto compare_started = clock_type::now();
   result.all_correct = true;

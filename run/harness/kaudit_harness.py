@@ -18,6 +18,7 @@ from outside, reveals which calls it checks only after they returned, and
 reads every tensor as bytes.
 """
 import ctypes
+import hashlib
 import importlib.util
 import json
 import os
@@ -45,6 +46,7 @@ _isreg = stat.S_ISREG
 _token_hex = secrets.token_hex
 _stdin_readline = sys.stdin.readline
 _exc_format = traceback.format_exception
+_sha256 = hashlib.sha256
 
 
 def send(event, **fields):
@@ -898,6 +900,25 @@ def make_input_probes(torch, problem, token, inputs_dir):
         off_grid_shapes(torch, problem, token, inputs_dir, request.get("seed", 1), request["off_grid_shapes"])
 
 
+def inputs_digest(values):
+    """A fingerprint of a call's inputs, the same in both processes: each
+    tensor's dtype, shape and the bytes at up to 4096 evenly spaced places,
+    numbers as written. Says whether the submission's process drew from a
+    seed what the reference draws from it (not a security measure: the
+    submission's process computes its half)."""
+    h = _sha256()
+    for v in values:
+        if isinstance(v, T.Tensor):
+            flat = T.view(T.reshape(T.contiguous(T.detach(v)), (-1,)), T.uint8)
+            n = T.numel(flat)
+            picked = flat[::max(1, n // 4096)][:4096]
+            h.update(("%s%s:" % (dtype_name(v), list(v.shape))).encode())
+            h.update(bytes(T.cpu(picked).tolist()))
+        else:
+            h.update(("v%r:" % (v,)).encode())
+    return h.hexdigest()
+
+
 def seeded_inputs(problem, job):
     """A timed call's inputs, drawn again from its seed (the problem's shape
     applied): fresh mode's as drawn; rewrite mode's tensors as drawn, written
@@ -985,14 +1006,16 @@ def run_reference(torch):
             if files_of(job) != cached_files or i in mutating_shapes:
                 cache, cached_files = {}, files_of(job)
             device_turn()
+            digest = {}
             if "seed" in job:
                 inputs = seeded_inputs(problem, job)
+                digest = {"inputs_digest": inputs_digest(inputs)}
             else:
                 inputs = read_values(torch, job["inputs"], CONFIG["device"], cache)
             out = models[i](*inputs)
             outs = returned(out)
             entries = write_values(torch, outs, os.path.join(expected_dir, "%s_%s_" % (token, job["id"])))
-            send("expected", id=job["id"], outputs=entries)
+            send("expected", id=job["id"], outputs=entries, **digest)
 
 
 # ---------------------------------------------------------------- submission
@@ -1330,6 +1353,7 @@ def run_submission(torch):
                         versions_moved += b._version != version
                 args = base
             before = None if named or seeded else [clone_tensor(torch, v) for v in args]
+            digest = inputs_digest(args) if seeded else None
             sync(torch)
             send("call_ready", shape=i, mode=mode, call=k)
             expect(("go",), "start the call")
@@ -1343,7 +1367,7 @@ def run_submission(torch):
             if answer[0] == "keep":
                 entry = {"call": k, "outputs": [T.clone(o) for o in outs if isinstance(o, T.Tensor)]}
                 if seeded:
-                    entry["seed"] = call_seed
+                    entry["seed"], entry["digest"] = call_seed, digest
                 else:
                     entry["named" if named else "inputs"] = first_inputs if named else before
                 pending.append(entry)
@@ -1362,7 +1386,7 @@ def run_submission(torch):
             prefix = os.path.join(outputs_dir, "t_s%d_%s_%d_" % (i, mode, entry["call"]))
             sample = {"call": entry["call"], "outputs": write_values(torch, entry["outputs"], prefix + "o")}
             if "seed" in entry:
-                sample["seed"] = entry["seed"]
+                sample["seed"], sample["inputs_digest"] = entry["seed"], entry["digest"]
             else:
                 sample["inputs"] = (entry["named"] if "named" in entry
                                     else write_values(torch, entry["inputs"], prefix + "i"))

@@ -230,6 +230,11 @@ TEST(RunnerCpu, RiggedGeneratorInTheSubmissionsProcessIsCheckedOnTheSeedsInputs)
   EXPECT_NE(r["result"], "correct") << describe(r);
   EXPECT_FALSE(r["timing"][0]["modes"]["fresh"]["samples_passed"].get<bool>()) << r["timing"].dump().substr(0, 2000);
   const auto got = ids(r);
+  // The sample says why: the inputs drawn in its process are not the seed's.
+  bool told = false;
+  for (const auto& sample : r["timing"][0]["modes"]["fresh"]["samples"])
+    told |= sample.value("reason", std::string()).find("fingerprints differ") != std::string::npos;
+  EXPECT_TRUE(told) << r["timing"][0]["modes"]["fresh"].dump().substr(0, 2000);
   // One of the findings a wrong timed sample decides (docs/runner.md).
   EXPECT_TRUE(got.count("output-cached-on-identity") || got.count("correct-only-untimed") ||
               got.count("work-skipped-on-repeat"))
