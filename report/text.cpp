@@ -1,5 +1,9 @@
 #include "report/text.h"
 
+#ifdef KAUDIT_REPORT_ICU
+#include <unicode/uchar.h>
+#endif
+
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -66,9 +70,16 @@ void encode(char32_t cp, std::string& out) {
 }
 
 // Characters that hide or reorder what a reader sees: controls, bidi
-// embeddings, overrides and isolates, zero-width characters.
+// embeddings, overrides and isolates, zero-width characters; with ICU, every
+// format character (Cf) and default-ignorable code point Unicode names.
 bool invisible(char32_t cp) {
   if (cp == '\t' || cp == '\n') return false;
+#ifdef KAUDIT_REPORT_ICU
+  const auto c = static_cast<UChar32>(cp);
+  if (u_charType(c) == U_FORMAT_CHAR || u_charType(c) == U_CONTROL_CHAR ||
+      u_hasBinaryProperty(c, UCHAR_DEFAULT_IGNORABLE_CODE_POINT))
+    return true;
+#endif
   return cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp < 0xA0) || cp == 0x061C || cp == 0x200B || cp == 0x200C ||
          cp == 0x200D || cp == 0x200E || cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) ||
          (cp >= 0x2066 && cp <= 0x2069) || cp == 0xFEFF;

@@ -17,6 +17,30 @@ TEST(ReportText, HtmlShowsControlsAndBidiOverrides) {
   EXPECT_NE(s.find("c\td"), std::string::npos) << "tabs stay";
 }
 
+// Every format character (Unicode's Cf) and default-ignorable code point is
+// a mark, not only the ones listed by hand: a soft hyphen, a word joiner, a
+// variation selector, a tag character, the Mongolian vowel separator.
+TEST(ReportText, EveryFormatAndIgnorableCodePointIsShown) {
+#ifndef KAUDIT_REPORT_ICU
+  GTEST_SKIP() << "built without ICU: only the hand-made list of invisible characters is shown";
+#else
+  for (const char* cp : {"00AD", "2060", "FE0F", "E0041", "180E", "115F", "1D173"}) {
+    char32_t c = static_cast<char32_t>(std::stoul(cp, nullptr, 16));
+    std::string one;
+    if (c < 0x800) one = {static_cast<char>(0xC0 | (c >> 6)), static_cast<char>(0x80 | (c & 0x3F))};
+    else if (c < 0x10000)
+      one = {static_cast<char>(0xE0 | (c >> 12)), static_cast<char>(0x80 | ((c >> 6) & 0x3F)),
+             static_cast<char>(0x80 | (c & 0x3F))};
+    else
+      one = {static_cast<char>(0xF0 | (c >> 18)), static_cast<char>(0x80 | ((c >> 12) & 0x3F)),
+             static_cast<char>(0x80 | ((c >> 6) & 0x3F)), static_cast<char>(0x80 | (c & 0x3F))};
+    EXPECT_NE(html("x" + one + "y").find(std::string("<span class=\"ctl\">U+") + cp + "</span>"), std::string::npos) << cp;
+    EXPECT_NE(md("x" + one + "y").find(std::string("U+") + cp), std::string::npos) << cp;
+  }
+  EXPECT_EQ(html("h\u00E9 \u4E2D"), "h\u00E9 \u4E2D") << "letters stay as they are";
+#endif
+}
+
 TEST(ReportText, InvalidUtf8BecomesReplacementCharacter) {
   EXPECT_EQ(sanitize_utf8("ok\xff\xfe!"), "ok\uFFFD\uFFFD!");
   EXPECT_EQ(sanitize_utf8("\xC0\x80"), "\uFFFD\uFFFD") << "overlong NUL";
