@@ -61,8 +61,9 @@ void add_audit_command(CLI::App& app, int& exit_code) {
   CLI::Option* trials =
       cmd->add_option("--trials", a->trials, "timed calls per mode, 1 to 100000 (default: each problem's num_perf_trials)");
   cmd->add_option("--shapes", a->options.shapes,
-                  "graded shapes each run runs: auto (the smallest on the CPU, all on a GPU), all, smallest")
-      ->check(CLI::IsMember({"auto", "all", "smallest"}))
+                  "graded shapes each run runs: all, or smallest (a run sized for a CPU; its verdict speaks for "
+                  "that shape only)")
+      ->check(CLI::IsMember({"all", "smallest"}))
       ->capture_default_str();
   cmd->add_flag("--force", a->options.force,
                 "redo submissions already done (default: resume), also in a folder that holds another batch");

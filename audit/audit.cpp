@@ -39,10 +39,9 @@ BatchPlan make_batch_plan(const std::vector<AuditItem>& items, const AuditOption
   plan.trace = o.trace;
   plan.python = o.python;
   plan.trials = o.trials;
-  // A CPU runs a problem sized for a GPU only slowly: its smallest graded shape.
-  if (o.shapes != "auto" && o.shapes != "all" && o.shapes != "smallest")
-    throw std::runtime_error("--shapes must be auto, all or smallest, not '" + o.shapes + "'");
-  plan.shapes = o.shapes == "auto" ? (plan.device == "cpu" ? "smallest" : "all") : o.shapes;
+  if (o.shapes != "all" && o.shapes != "smallest")
+    throw std::runtime_error("--shapes must be all or smallest, not '" + o.shapes + "'");
+  plan.shapes = o.shapes;
   plan.unsafe_no_sandbox = o.unsafe_no_sandbox;
   plan.min_free_bytes = static_cast<std::uintmax_t>(o.min_free_gib * 1024.0 * 1024.0 * 1024.0);
   // Refused before anything runs: no submission runs unisolated unless asked.

@@ -24,9 +24,10 @@ struct AuditOptions {
   bool trace = true;              // with the tracer when running on CUDA
   std::string python;             // interpreter for runs (default: the runner's)
   std::optional<int> trials;      // timed calls per mode, for quick batches
-  // The graded shapes each run runs: auto (the smallest on the CPU, all on
-  // a GPU), all or smallest (run::RunOptions::shapes).
-  std::string shapes = "auto";
+  // The graded shapes each run runs: all, or smallest (run::RunOptions::shapes).
+  // Not smallest by default, on the CPU either: a submission that cheats
+  // only on another shape would pass.
+  std::string shapes = "all";
   bool quiet = false;
   // Seconds without a line after which a heartbeat names the runs in
   // progress (audit/progress.h); 0: none.

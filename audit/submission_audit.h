@@ -31,7 +31,7 @@ struct BatchPlan {
   bool trace = true;
   std::string python;
   std::optional<int> trials;
-  std::string shapes = "all";  // all | smallest (resolved from auto)
+  std::string shapes = "all";  // all | smallest
   bool unsafe_no_sandbox = false;
   std::uintmax_t min_free_bytes = 0;  // free space a run needs under the workspace root (audit/environment.h)
   std::map<std::filesystem::path, rules::Problem> problems;
