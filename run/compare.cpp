@@ -116,6 +116,10 @@ json output_check_json(const OutputCheck& c) {
   return j;
 }
 
+std::string timed_sample_id(int shape, const std::string& mode, int call) {
+  return "t_s" + std::to_string(shape) + "_" + mode + "_" + std::to_string(call);
+}
+
 json expected_output_jobs(const SubmissionReport& report, const std::map<std::pair<int, int>, json>& inputs,
                           const fs::path& xfer) {
   json jobs = json::array();
@@ -127,8 +131,7 @@ json expected_output_jobs(const SubmissionReport& report, const std::map<std::pa
   }
   for (const auto& [key, t] : report.timings) {
     for (const auto& s : t.value("samples", json::array())) {
-      json job = {{"id", "t_s" + std::to_string(key.first) + "_" + key.second + "_" + std::to_string(s.value("call", 0))},
-                  {"shape", key.first}};
+      json job = {{"id", timed_sample_id(key.first, key.second, s.value("call", 0))}, {"shape", key.first}};
       if (s.contains("seed")) {
         // Checked by the submission session against the seed it sent:
         // the reference draws the inputs again (rewrite keeps the first

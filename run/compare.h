@@ -51,8 +51,12 @@ OutputCheck check_outputs(const nlohmann::json& got, const nlohmann::json& expec
                           double stress_allowance = 0);
 nlohmann::json output_check_json(const OutputCheck& c);
 
+// The expected-output job id of a timed call's sample: shape, mode, call.
+std::string timed_sample_id(int shape, const std::string& mode, int call);
+
 // The jobs the reference computes expected outputs for: every correctness
-// call that came back and every sampled timed call ([{id, shape, inputs}]).
+// call that came back and every sampled timed call ([{id, shape, inputs}], or
+// for a seeded sample [{id, shape, seed, mode, base}]: drawn again).
 nlohmann::json expected_output_jobs(const SubmissionReport& report,
                                     const std::map<std::pair<int, int>, nlohmann::json>& inputs,
                                     const std::filesystem::path& xfer);

@@ -48,7 +48,7 @@ json mode_document(const RunPlan& plan, const SubmissionReport& report, const js
   double wrong_share = 0;
   for (const auto& s : t.value("samples", json::array())) {
     const int call = s.value("call", 0);
-    const auto want = expected.find("t_s" + std::to_string(i) + "_" + mode + "_" + std::to_string(call));
+    const auto want = expected.find(timed_sample_id(i, mode, call));
     json sd = {{"call", call}, {"inputs_from", s.contains("seed") ? "seed" : "file"}};
     const bool unverifiable = want != expected.end() && want->second.is_object() && want->second.contains("unverifiable");
     if (!valid_entries(s.value("outputs", json()), xfer, "out") || want == expected.end() || unverifiable) {

@@ -107,7 +107,7 @@ void hold_seeded_inputs(const SubmissionReport& report, const std::map<std::stri
   for (const auto& [key, t] : report.timings)
     for (const auto& s : t.value("samples", json::array())) {
       if (!s.contains("seed")) continue;
-      const std::string id = "t_s" + std::to_string(key.first) + "_" + key.second + "_" + std::to_string(s.value("call", 0));
+      const std::string id = timed_sample_id(key.first, key.second, s.value("call", 0));
       const auto ref = reference_digests.find(id);
       if (expected.count(id) && ref != reference_digests.end() && s.value("inputs_digest", std::string()) != ref->second)
         expected[id] = {{"unverifiable", "the inputs the submission's process drew from this call's seed are not "
@@ -168,7 +168,7 @@ RunResult run_protocol(const RunOptions& o) {
   judge_problem_files(before, snapshot_files(ws.work(), watched), result);
 
   // The reference checks every output that came back.
-  json jobs = expected_output_jobs(sub.report(), ref.inputs(), ws.xfer());  // seeded samples: drawn again
+  json jobs = expected_output_jobs(sub.report(), ref.inputs(), ws.xfer());
   add_twin_jobs(jobs, ref.probes(), sub.report());
   if (!reference_inputs_intact(ws, input_seal, result)) jobs = json::array();
   std::map<std::string, json> expected = ref.expected_outputs(jobs);

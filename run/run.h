@@ -59,7 +59,8 @@ struct RunOptions {
   // graded ones (0: none), and inputs redrawn from these distributions.
   int off_grid_shapes = 6;
   // The graded shapes run: "all", or "smallest" (the one with the smallest
-  // product of its sizes: a run sized for a CPU, kaudit audit's default there).
+  // product of its sizes: a run sized for a CPU; its verdict speaks for that
+  // shape only).
   std::string shapes = "all";
   std::vector<std::string> distributions = {"permuted", "shifted", "scaled", "heavy-tailed", "special"};
   // Runs that share one device (kaudit audit --jobs N) share these turns:

@@ -226,7 +226,9 @@ TEST(RunnerCpu, KernelBenchFormatRunsUnchanged) {
 // none): samples say `inputs_from: seed`.
 TEST(RunnerCpu, RiggedGeneratorInTheSubmissionsProcessIsCheckedOnTheSeedsInputs) {
   SKIP_WITHOUT_TORCH();
-  const json r = kaudit::run::run_submission(options("linear_relu", "pin_fresh_inputs.py"));
+  auto rigged = options("linear_relu", "clean.py");
+  rigged.solution = kTests / ".." / "attacks" / "samples_rigged_generator.py";  // the attack suite's own
+  const json r = kaudit::run::run_submission(rigged);
   EXPECT_NE(r["result"], "correct") << describe(r);
   EXPECT_FALSE(r["timing"][0]["modes"]["fresh"]["samples_passed"].get<bool>()) << r["timing"].dump().substr(0, 2000);
   const auto got = ids(r);
