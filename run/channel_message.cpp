@@ -95,6 +95,7 @@ const Schema& submission_events() {
       {"call", {{"kind", Type::string}, {"shape", Type::integer}, {"case", Type::integer}, {"outputs", Type::entries},
                 {"inputs_after", Type::entries}, {"inputs_before", Type::entries, false},
                 {"raised", Type::object, false}}},
+      {"returned", {{"shape", Type::integer}}},
       {"checks", {{"shape", Type::integer}, {"mode", Type::string}, {"counts", Type::object}, {"types", Type::array}}},
       {"probe", {{"shape", Type::integer}, {"probe", Type::string}, {"outputs", Type::integer},
                  {"differing", Type::integer}}},

@@ -69,6 +69,7 @@ double SubmissionSession::on_message(const json& m) {
   if (ev == "ready") return ready_ ? violation("a second 'ready'") : on_ready();
   if (ev == "phase") return on_phase(m);
   if (ev == "turn") return on_turn();
+  if (ev == "returned") return on_first_return(m);
   if (ev == "call" && m["kind"] == "correctness") return on_correctness_call(m);
   if (ev == "checks") {
     report_.correctness_counts[m["shape"].get<int>()] = m;
@@ -282,7 +283,20 @@ double SubmissionSession::on_phase(const json& m) {
   // A shape's first call may build (load_inline in forward) or JIT-compile:
   // it gets the set-up budget; every later call, a call's limit.
   first_call_pending_ = ph == "correctness" || ph == "probe";
+  first_call_returned_ = false;
   timeout_s_ = ph == "setup" || first_call_pending_ ? plan_.setup_s : plan_.phase_s;
+  return timeout_s_;
+}
+
+// The first call's forward returned: a build or compile would have been
+// inside it, so what still runs (the kernels it launched, which the harness
+// waits for) has a call's limit from now. Once per phase, before its first
+// call's result: no submission renews its deadline with it.
+double SubmissionSession::on_first_return(const json& m) {
+  if (!first_call_pending_ || first_call_returned_ || m["shape"] != current_phase_.value("shape", -1))
+    return violation("a 'returned' that is not its phase's first call");
+  first_call_returned_ = true;
+  timeout_s_ = plan_.call_s;
   return timeout_s_;
 }
 
@@ -418,7 +432,10 @@ void SubmissionSession::judge_ending(const ExitStatus& status, int shapes, int c
                                  "); the run was stopped there");
   } else if (timed_out_) {
     const std::string which =
-        first_call_pending_ ? " (its first call, which has the set-up budget for builds and compiles)" : "";
+        !first_call_pending_ ? ""
+        : first_call_returned_
+            ? " (its first call, after forward returned: what the call launched never finished)"
+            : " (its first call, which has the set-up budget for builds and compiles)";
     result_.set_error(phase, "timed out after " + std::to_string(static_cast<int>(timeout_s_)) + " s in " +
                                  phase_text() + which + "; the process group was killed");
   } else if (error.is_object()) {

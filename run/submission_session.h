@@ -82,6 +82,7 @@ class SubmissionSession {
   double on_correctness_call(const nlohmann::json& m);
   double on_raised_call(const nlohmann::json& m, int shape, int case_index);
   void end_first_call();
+  double on_first_return(const nlohmann::json& m);
   void end_phase();
   std::string phase_text() const;
   void record_process(const ExitStatus& status);
@@ -101,6 +102,7 @@ class SubmissionSession {
   double timeout_s_ = 0;     // the deadline in force, for the error message
   std::set<std::string> phases_seen_;  // each phase (with its shape and mode) once
   bool first_call_pending_ = false;  // the phase's first call, with the set-up budget, is still running
+  bool first_call_returned_ = false;  // ... and its forward returned: what it launched has a call's limit
   bool timed_out_ = false;
   std::vector<std::string> bad_messages_;
   // The timing protocol: the mode that is open, the modes ended whose

@@ -1285,6 +1285,13 @@ def run_submission(torch):
             tracer.begin("correctness", i, "", c["case"])
             try:
                 out = model(*inputs)
+                if n_case == 0:
+                    # A build or compile happens inside forward; what the
+                    # call launched and is still running now is no build:
+                    # from here the runner gives the first call a call's
+                    # limit, so a kernel that never ends holds the device
+                    # (shared by runs of kaudit audit --jobs) no longer.
+                    send("returned", shape=i)
                 sync(torch)
             except Exception as e:  # noqa: BLE001 - the runner decides: an error in a graded case
                 tracer.end()

@@ -424,6 +424,23 @@ TEST(RunnerCpu, HangAfterTheFirstCallCostsTheCallLimit) {
       << describe(r);
 }
 
+// A first call whose forward returned but whose work never ends (a GPU
+// kernel that never finishes, waited for after the return) is no build: it
+// costs a call's limit from the return, not the set-up budget, so a hung
+// kernel holds a shared device (kaudit audit --jobs) no longer than that.
+TEST(RunnerCpu, WorkThatOutlivesTheFirstReturnCostsTheCallLimit) {
+  SKIP_WITHOUT_TORCH();
+  auto o = options("linear_relu", "hang_after_first_return.py");
+  o.setup_timeout_s = 40;
+  o.call_timeout_s = 3;
+  const json r = kaudit::run::run_submission(o);
+  EXPECT_EQ(r["result"], "error");
+  EXPECT_NE(r["error"]["reason"].get<std::string>().find("timed out after 3 s in correctness, shape 0 (its first call"),
+            std::string::npos)
+      << describe(r);
+  EXPECT_NE(r["error"]["reason"].get<std::string>().find("after forward returned"), std::string::npos) << describe(r);
+}
+
 TEST(RunnerCpu, EarlyExitWithFakePassIsAnError) {
   SKIP_WITHOUT_TORCH();
   const json r = kaudit::run::run_submission(options("linear_relu", "fake_pass.py"));
