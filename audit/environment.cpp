@@ -32,13 +32,17 @@ constexpr std::array<Pattern, 9> kMachine = {{
     {"[Errno 23]", "too many open files in the system"},
     {"Resource temporarily unavailable", "no process could be started (resource temporarily unavailable)"},
 }};
-constexpr std::array<Pattern, 3> kSharedDevice = {{
+constexpr std::array<Pattern, 4> kSharedDevice = {{
     {"CUDA out of memory", "device memory held by the batch's other runs"},
     {"CUDA error: out of memory", "device memory held by the batch's other runs"},
     // kaudit's own deadlines kill with "timed out" in the reason; children
     // are the OOM killer's first choice (run/child_process.h).
     {"ended (signal 9 (SIGKILL))", "killed from outside the run (the kernel's OOM killer, when runs side by side "
                                    "fill the machine's memory)"},
+    // The runner's own reason (run/submission_session.h, holds_back_timers):
+    // alone, the first call has the whole set-up budget.
+    {"while other runs of the batch waited to time",
+     "a first call that held the shared device, with no build running, while other runs waited to time"},
 }};
 
 std::string gib(std::uintmax_t bytes) {

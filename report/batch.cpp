@@ -330,6 +330,20 @@ void read_trace(Submission& s, const json* trace, const json* run) {
   }
 }
 
+// Static findings beside the verdict that could have decided (a lead the run
+// did not confirm: "suspicious" there; cheat or benchmark-aware when no
+// verdict was made), in order, each id once, none that also decides.
+std::vector<std::string> unconfirmed_leads(const Submission& s) {
+  std::set<std::string> seen;
+  for (const auto& f : s.deciding) seen.insert(f.id);
+  std::vector<std::string> ids;
+  for (const auto& f : s.beside)
+    if (f.source == "static" && (f.category == "suspicious" || f.category == "cheat" || f.category == "benchmark-aware") &&
+        seen.insert(f.id).second)
+      ids.push_back(f.id);
+  return ids;
+}
+
 void read_submission(Submission& s, const json& summary, const fs::path& out_dir) {
   s.folder_readable = safe_key(s.key);
   std::error_code ec;
@@ -393,6 +407,7 @@ void read_submission(Submission& s, const json& summary, const fs::path& out_dir
       for (const auto& f : field(*run, "findings"))
         if (f.is_object()) s.beside.push_back(finding_view(f, false));
   }
+  s.unconfirmed = unconfirmed_leads(s);
   if (run && s.result_reason.empty()) {
     s.result_reason = str(*run, "result_reason");
     const json& error = field(*run, "error");
@@ -552,6 +567,19 @@ std::string first_calls_text(const Submission& s) {
     out += (out.empty() ? "shape " : ", shape ") + shape + ": " + buf;
   }
   return out;
+}
+
+std::string unconfirmed_text(const Submission& s) {
+  std::string ids;
+  for (const auto& id : s.unconfirmed) ids += (ids.empty() ? "" : ", ") + id;
+  return ids;
+}
+
+std::string unconfirmed_sentence(const Submission& s) {
+  if (s.unconfirmed.empty()) return "";
+  return "The source holds patterns that could decide, not confirmed at run time: " + unconfirmed_text(s) +
+         ". A static lead alone decides nothing (each id's policy is in docs/findings.md); they are listed beside "
+         "the verdict below, with their lines.";
 }
 
 std::string mutated_text(const CorrectnessRow& r) {

@@ -80,6 +80,10 @@ struct Submission {
   std::string result_reason;
   std::vector<std::string> reasons;
   std::vector<FindingView> deciding, beside;
+  // Ids of the static leads beside the verdict (a source pattern the run did
+  // not confirm) that no deciding finding holds: on the board, and said on
+  // the page, so that a clean verdict never hides them.
+  std::vector<std::string> unconfirmed;
 
   std::vector<CorrectnessRow> correctness;
   std::vector<TimingRow> timing;
@@ -104,6 +108,11 @@ struct Submission {
 // "shape 0: 12%, shape 1: 9%" and "shape 0: 74.1 s, ..."; empty when unknown.
 std::string authored_share_text(const Submission& s);
 std::string first_calls_text(const Submission& s);
+// "shape-hardcoded, banned-call"; empty when none (Submission::unconfirmed).
+std::string unconfirmed_text(const Submission& s);
+// The page's sentence on them, or empty: "The source shows what the run did
+// not confirm ... not confirmed at run time: ids ...".
+std::string unconfirmed_sentence(const Submission& s);
 
 struct Batch {
   std::filesystem::path out_dir;

@@ -196,6 +196,7 @@ void page(std::ostringstream& o, const Submission& s) {
     o << "No verdict on integrity: no completed run, and no static finding decides alone. Not clean.";
   o << "<br>Result: <span class=\"res " << s.result << "\">" << html(s.result) << "</span>";
   if (!s.result_reason.empty()) o << " — " << html(s.result_reason);
+  if (!s.unconfirmed.empty()) o << "<br>" << html(unconfirmed_sentence(s));
   o << "</div></div>";
   o << "<dl class=\"facts\"><dt>problem</dt><dd>" << html(problem_title(s.problem)) << "</dd><dt>source</dt><dd>"
     << html(s.path.empty() ? "(unknown)" : s.path) << "</dd>";
@@ -269,7 +270,8 @@ void board(std::ostringstream& o, const Batch& batch) {
     o << "<h3 class=\"problem\">" << html(problem_title(problem)) << " <span class=\"sub\">" << list.size()
       << (list.size() == 1 ? " submission" : " submissions") << "</span></h3>";
     o << "<table class=\"board\"><tr><th>#</th><th>submission</th><th>result</th><th>integrity</th><th class=\"num\">bench % peak</th>"
-         "<th class=\"num\">fresh % peak</th><th>decided by</th><th class=\"num\">time</th></tr>";
+         "<th class=\"num\">fresh % peak</th><th>decided by</th><th>not confirmed at run time</th>"
+         "<th class=\"num\">time</th></tr>";
     int rank = 0;
     for (const Submission* s : list) {
       std::string ids;
@@ -280,6 +282,7 @@ void board(std::ostringstream& o, const Batch& batch) {
         << s->result << "\">" << html(s->result) << "</span></td><td>" << badge(s->integrity)
         << "</td><td class=\"num\">" << html(fmt_pct(s->bench_pct)) << "</td><td class=\"num\">"
         << html(fmt_pct(s->fresh_pct)) << "</td><td class=\"ids\">" << html(ids.empty() ? "–" : ids)
+        << "</td><td class=\"ids lead\">" << html(s->unconfirmed.empty() ? "–" : unconfirmed_text(*s))
         << "</td><td class=\"num\">" << html(s->seconds ? fmt_seconds(*s->seconds) : "–") << "</td></tr>";
     }
     o << "</table>";

@@ -71,6 +71,7 @@ void submission(std::ostringstream& o, const Submission& s) {
   o << "- integrity: " << integrity_cell(s.integrity) << "\n";
   o << "- result: " << s.result;
   if (!s.result_reason.empty()) o << " (" << md(s.result_reason) << ")";
+  if (!s.unconfirmed.empty()) o << "\n- " << md(unconfirmed_sentence(s));
   o << "\n- problem: " << md(problem_title(s.problem)) << "\n";
   o << "- source: " << md(s.path.empty() ? "(unknown)" : s.path) << "\n";
   if (!s.status.empty()) o << "- status: " << md(s.status) << "\n";
@@ -182,13 +183,14 @@ std::string render_markdown(const Batch& batch) {
   if (!batch.notes.empty()) o << "\n";
   for (const auto& [problem, list] : by_problem(batch)) {
     o << "\n### " << md(problem_title(problem)) << "\n\n";
-    o << "| # | submission | result | integrity | bench % of peak | fresh % of peak | decided by |\n"
-         "|---|---|---|---|---|---|---|\n";
+    o << "| # | submission | result | integrity | bench % of peak | fresh % of peak | decided by | not confirmed at run time |\n"
+         "|---|---|---|---|---|---|---|---|\n";
     int rank = 0;
     for (const Submission* s : list)
       o << "| " << ++rank << " | [" << md(s->key.empty() ? "(no key)" : s->key) << "](#" << s->anchor << ") | "
         << s->result << " | " << integrity_cell(s->integrity) << " | " << fmt_pct(s->bench_pct) << " | "
-        << fmt_pct(s->fresh_pct) << " | " << deciding_ids(*s) << " |\n";
+        << fmt_pct(s->fresh_pct) << " | " << deciding_ids(*s) << " | "
+        << (s->unconfirmed.empty() ? "–" : md(unconfirmed_text(*s))) << " |\n";
   }
   o << "\n% of peak is the geometric mean over the problem's shapes of the median time's share of the GPU's peak "
        "(compute or memory, as the problem's regime says). Ranked by fresh % of peak.\n";

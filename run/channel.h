@@ -11,13 +11,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kaudit::run {
 
 struct Outcome {
   bool timed_out = false;
+  bool stopped = false;  // by the watch (drive's `stop_now`)
   bool closed = false;
   std::vector<std::string> bad_messages;  // at most 20
 };
@@ -25,13 +28,22 @@ struct Outcome {
 // `on_message` returns < 0 to stop, 0 to keep the deadline, > 0 for a new
 // timeout in seconds from now. The time the handler takes (the runner's own
 // work, waiting for the device) moves a kept deadline on: it is not the
-// child's.
-template <typename Handler>
-Outcome drive(Child& child, Speaker speaker, double first_timeout_s, Handler&& on_message) {
+// child's. `stop_now`, asked about once a second while the child is silent,
+// ends the run before its deadline when it says so (the process group is
+// killed then too).
+template <typename Handler, typename Watch>
+Outcome drive(Child& child, Speaker speaker, double first_timeout_s, Handler&& on_message, Watch&& stop_now) {
   Outcome out;
   auto deadline = clock_type::now() + std::chrono::milliseconds(static_cast<long long>(first_timeout_s * 1e3));
   for (;;) {
-    ChannelEvent ev = child.next(deadline);
+    const auto look = std::min(deadline, clock_type::now() + std::chrono::seconds(1));
+    ChannelEvent ev = child.next(look);
+    if (ev.kind == ChannelEvent::timeout && look < deadline) {
+      if (!stop_now()) continue;
+      out.stopped = true;
+      child.kill_group();
+      return out;
+    }
     if (ev.kind == ChannelEvent::timeout) {
       out.timed_out = true;
       child.kill_group();
@@ -60,6 +72,11 @@ Outcome drive(Child& child, Speaker speaker, double first_timeout_s, Handler&& o
     if (next == 0) deadline += clock_type::now() - handling;
     if (next > 0) deadline = clock_type::now() + std::chrono::milliseconds(static_cast<long long>(next * 1e3));
   }
+}
+
+template <typename Handler>
+Outcome drive(Child& child, Speaker speaker, double first_timeout_s, Handler&& on_message) {
+  return drive(child, speaker, first_timeout_s, std::forward<Handler>(on_message), [] { return false; });
 }
 
 inline std::string tail(const std::string& s, std::size_t n) { return s.size() > n ? s.substr(s.size() - n) : s; }

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <filesystem>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -82,6 +83,10 @@ class Child {
   std::string stdout_text() const { return out_.text(); }
   std::string stderr_text() const { return err_.text(); }
   int pid() const { return pid_; }
+  // The processes descending from the child now (its sandbox, the
+  // interpreter, and what they started: a compiler during a build), read
+  // from /proc; empty when it cannot be read.
+  std::set<int> descendants() const;
 
  private:
   struct Capture {

@@ -83,6 +83,8 @@ class DeviceAccess {
   // seconds it waited, 0 when nobody was waiting to time.
   double yield_to_timing(DeviceTurns::Turn& turn);
   bool shared_device() const { return turns_ != nullptr; }
+  // Whether another run of the device waits for an exclusive turn now.
+  bool others_waiting_to_time() const { return turns_ && turns_->exclusive_waiting() > 0; }
   double wait_seconds() const { return wait_s_; }
   // {exclusive, shared, yields}: the turns taken, and how often a shared
   // one was given back to a run waiting to time. Each exclusive turn is a

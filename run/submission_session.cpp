@@ -53,10 +53,10 @@ void SubmissionSession::run(const fs::path& stage_config_path, const std::map<st
     phase_started_ = clock_type::now();  // the wait is device_wait_seconds
     timeout_s_ = plan_.phase_s;
     child_->send_line(stage_config_path.string());
-    out = drive(*child_, Speaker::submission, plan_.phase_s, handler);
+    out = drive(*child_, Speaker::submission, plan_.phase_s, handler, [this] { return holds_back_timers(); });
     bad_messages_.insert(bad_messages_.end(), out.bad_messages.begin(), out.bad_messages.end());
   }
-  timed_out_ = out.timed_out;
+  timed_out_ = out.timed_out || out.stopped;
   for (const auto& b : bad_messages_) report_.violations.push_back("a malformed message (" + b + ")");
 }
 
@@ -284,8 +284,33 @@ double SubmissionSession::on_phase(const json& m) {
   // it gets the set-up budget; every later call, a call's limit.
   first_call_pending_ = ph == "correctness" || ph == "probe";
   first_call_returned_ = false;
+  if (first_call_pending_ && device_.shared_device()) {
+    processes_at_phase_ = child_->descendants();
+    build_seen_ = clock_type::now();
+  }
   timeout_s_ = ph == "setup" || first_call_pending_ ? plan_.setup_s : plan_.phase_s;
   return timeout_s_;
+}
+
+// A first call past a call's limit on a shared device while another run
+// waits to time: a build (a process the call started: ninja, a compiler)
+// keeps the set-up budget; with none for a call's limit, the call holds the
+// device for nothing a build needs (a kernel that never ends inside
+// forward), and the run is stopped. kaudit audit runs it again with the
+// device to itself, where it has the whole budget (audit/environment.h).
+bool SubmissionSession::holds_back_timers() {
+  if (!first_call_pending_ || !device_.others_waiting_to_time()) return false;
+  const auto now = clock_type::now();
+  const std::chrono::duration<double> limit(plan_.call_s);
+  if (now - phase_started_ < limit) return false;
+  for (const int p : child_->descendants())
+    if (!processes_at_phase_.count(p)) {
+      build_seen_ = now;
+      return false;
+    }
+  if (now - build_seen_ < limit) return false;
+  stepped_aside_after_s_ = std::chrono::duration<double>(now - phase_started_).count();
+  return true;
 }
 
 // The first call's forward returned: a build or compile would have been
@@ -430,6 +455,12 @@ void SubmissionSession::judge_ending(const ExitStatus& status, int shapes, int c
   if (violated_) {
     result_.set_error(phase, "the submission broke the harness's protocol (" + report_.violations.back() +
                                  "); the run was stopped there");
+  } else if (stepped_aside_after_s_) {
+    result_.set_error(phase, "stopped after " + std::to_string(static_cast<int>(*stepped_aside_after_s_)) + " s in " +
+                                 phase_text() +
+                                 " (its first call, with no build running for " +
+                                 std::to_string(static_cast<int>(plan_.call_s)) +
+                                 " s) while other runs of the batch waited to time; the process group was killed");
   } else if (timed_out_) {
     const std::string which =
         !first_call_pending_ ? ""

@@ -83,6 +83,7 @@ class SubmissionSession {
   double on_raised_call(const nlohmann::json& m, int shape, int case_index);
   void end_first_call();
   double on_first_return(const nlohmann::json& m);
+  bool holds_back_timers();
   void end_phase();
   std::string phase_text() const;
   void record_process(const ExitStatus& status);
@@ -104,6 +105,13 @@ class SubmissionSession {
   bool first_call_pending_ = false;  // the phase's first call, with the set-up budget, is still running
   bool first_call_returned_ = false;  // ... and its forward returned: what it launched has a call's limit
   bool timed_out_ = false;
+  // A first call on a shared device: the processes there at the phase's
+  // start, when a process of a build was last seen, and how far into its
+  // first call the run was stopped for holding runs waiting to time
+  // (holds_back_timers).
+  std::set<int> processes_at_phase_;
+  clock_type::time_point build_seen_;
+  std::optional<double> stepped_aside_after_s_;
   std::vector<std::string> bad_messages_;
   // The timing protocol: the mode that is open, the modes ended whose
   // summaries are still to come, the call expected next, and which calls

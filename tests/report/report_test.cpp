@@ -91,6 +91,25 @@ TEST(Report, BoardCountsAndRanksByProblem) {
   EXPECT_NE(r.html.find("href=\"#s-topk-clean-two-stage-select\""), std::string::npos);
 }
 
+// A static lead the run did not confirm is on the board, in a column of its
+// own, and a clean page says why the lead did not decide (issue 18, item 7).
+TEST(Report, UnconfirmedStaticLeadsAreOnTheBoardAndExplainedOnACleanPage) {
+  const auto& r = batch();
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.md, m, std::regex(R"(\(#s-topk-clean-two-stage-select\)[^\n]*)")));
+  EXPECT_NE(m[0].str().find("| shape-hardcoded |"), std::string::npos) << m[0].str();
+  EXPECT_NE(r.md.find("| decided by | not confirmed at run time |"), std::string::npos);
+  EXPECT_NE(r.html.find("<th>not confirmed at run time</th>"), std::string::npos);
+  EXPECT_NE(r.html.find("<td class=\"ids lead\">shape-hardcoded</td>"), std::string::npos);
+  // An id that also decides is not repeated as unconfirmed.
+  ASSERT_TRUE(std::regex_search(r.md, m, std::regex(R"(\(#s-w4a16-gemm-cheat-getattr-folded-matmul\)[^\n]*)")));
+  const std::string row = m[0].str(), last = "| – |";
+  EXPECT_EQ(row.substr(row.size() - last.size()), last) << row;
+  const std::string page = page_of(r.html, "s-topk-clean-two-stage-select");
+  EXPECT_NE(page.find("not confirmed at run time: shape-hardcoded"), std::string::npos) << page.substr(0, 1500);
+  EXPECT_NE(r.md.find("not confirmed at run time: shape-hardcoded"), std::string::npos);
+}
+
 TEST(Report, CheatPageLinksEachReasonToItsEvidence) {
   const std::string page = page_of(batch().html, "s-topk-cheat-cache-data-ptr");
   ASSERT_FALSE(page.empty());

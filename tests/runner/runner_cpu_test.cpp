@@ -15,6 +15,7 @@
 #include <regex>
 #include <set>
 #include <string>
+#include <thread>
 
 namespace fs = std::filesystem;
 using kaudit::run::RunOptions;
@@ -127,6 +128,49 @@ TEST(RunnerCpu, AllTimingModesAreOneExclusiveTurn) {
   // Without a shared device there are no turns to count.
   const json alone = kaudit::run::run_submission(options("linear_relu", "clean.py"));
   EXPECT_FALSE(alone.contains("device_turns"));
+}
+
+// Two runs share one device: `slow` is in a long first call while `timer`
+// waits to time. Returns {slow's run.json, timer's}.
+std::pair<json, json> beside_a_timer(const std::string& slow_solution) {
+  const auto turns = std::make_shared<kaudit::run::DeviceTurns>();
+  auto slow = options("linear_relu", slow_solution);
+  auto timer = options("linear_relu", "clean.py");
+  for (auto* o : {&slow, &timer}) {
+    o->device_turns = turns;
+    o->call_timeout_s = 3;
+    o->setup_timeout_s = 60;
+    o->off_grid_shapes = 0;
+  }
+  json slow_run;
+  std::thread t([&] { slow_run = kaudit::run::run_submission(slow); });
+  const json timer_run = kaudit::run::run_submission(timer);
+  t.join();
+  return {slow_run, timer_run};
+}
+
+// A first call that outlasts a call's limit with no build to show for it (no
+// compiler process) while another run waits to time holds the shared device
+// no longer: it is stopped, saying so (kaudit audit runs it again alone),
+// and the run that waited times.
+TEST(RunnerCpu, FirstCallWithoutABuildDoesNotHoldRunsWaitingToTime) {
+  SKIP_WITHOUT_TORCH();
+  const auto [slow, timer] = beside_a_timer("slow_first_call.py");
+  EXPECT_EQ(slow["result"], "error");
+  EXPECT_NE(slow["error"]["reason"].get<std::string>().find("while other runs of the batch waited to time"),
+            std::string::npos)
+      << describe(slow);
+  EXPECT_EQ(timer["result"], "correct") << describe(timer);
+  EXPECT_EQ(timer["device_turns"]["exclusive"], 1) << timer["device_turns"].dump();
+}
+
+// A build (a compiler process of the call's) keeps the set-up budget, other
+// runs waiting to time or not.
+TEST(RunnerCpu, FirstCallThatBuildsKeepsTheSetupBudgetBesideATimer) {
+  SKIP_WITHOUT_TORCH();
+  const auto [slow, timer] = beside_a_timer("lazy_build_compiler.py");
+  EXPECT_EQ(slow["result"], "correct") << describe(slow);
+  EXPECT_EQ(timer["result"], "correct") << describe(timer);
 }
 
 // A run sized for a CPU (kaudit audit's default there) runs the graded shape

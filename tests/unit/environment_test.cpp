@@ -67,6 +67,21 @@ TEST(Environment, KilledFromOutsideCountsOnlyWhenShared) {
                    .has_value());
 }
 
+// A first call stopped because it held runs waiting to time, with no build
+// running (run/submission_session.h), is run again with the device to itself,
+// where it has the whole set-up budget.
+TEST(Environment, AFirstCallStoppedForRunsWaitingToTimeIsRetriedAlone) {
+  const std::string stopped =
+      "stopped after 61 s in correctness, shape 0 (its first call, with no build running for 60 s) while other runs "
+      "of the batch waited to time; the process group was killed";
+  EXPECT_TRUE(environment_cause(stopped, true).has_value());
+  EXPECT_FALSE(environment_cause(stopped, false).has_value());
+  int attempts = 0;
+  const RunResult r = run_guarded([&] { return ++attempts == 1 ? failed(stopped) : passed(); }, nullptr, roomy());
+  EXPECT_EQ(attempts, 2);
+  EXPECT_FALSE(r.error);
+}
+
 TEST(Environment, AFailureOfTheMachineIsRetriedOnceAndTheRetryStands) {
   int attempts = 0;
   const RunResult r = run_guarded(
