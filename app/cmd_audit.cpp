@@ -82,6 +82,9 @@ void add_audit_command(CLI::App& app, int& exit_code) {
                   "also write every finding of every verdict as SARIF 2.1.0 to this file (code-scanning UIs)");
   cmd->add_option("--junit", a->options.junit,
                   "also write JUnit XML to this file: one testcase per submission (CI test reports)");
+  cmd->add_option("--min-free-memory-gib", a->options.min_free_memory_gib,
+                  "host memory (MemAvailable) a run needs to start beside others; short of it, it waits until "
+                  "there is enough or no other run is left (default: an eighth of the machine's memory)");
   cmd->add_option("--min-free-gib", a->options.min_free_gib,
                   "free space under $TMPDIR (or /tmp) a run needs to start beside others; short of it, it runs "
                   "alone, and not at all when even then there is too little (infrastructure-error)")

@@ -13,9 +13,12 @@
 #include "run/child_process.h"
 #include "run/sandbox.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <mutex>
 #include <set>
@@ -44,6 +47,9 @@ BatchPlan make_batch_plan(const std::vector<AuditItem>& items, const AuditOption
   plan.shapes = o.shapes;
   plan.unsafe_no_sandbox = o.unsafe_no_sandbox;
   plan.min_free_bytes = static_cast<std::uintmax_t>(o.min_free_gib * 1024.0 * 1024.0 * 1024.0);
+  plan.min_free_memory_bytes = o.min_free_memory_gib >= 0
+                                   ? static_cast<std::uintmax_t>(o.min_free_memory_gib * 1024.0 * 1024.0 * 1024.0)
+                                   : total_memory_bytes().value_or(0) / 8;
   // Refused before anything runs: no submission runs unisolated unless asked.
   if (plan.device != "none" && !o.unsafe_no_sandbox && !run::sandbox_support().available)
     throw std::runtime_error("cannot isolate submissions: " + run::sandbox_support().why_not +
@@ -89,6 +95,13 @@ void print_progress(const AuditItem& it, const SubmissionOutcome& out, const jso
   std::cout << "  " << static_cast<int>(out.seconds * 10) / 10.0 << " s" << std::endl;
 }
 
+// Live lines for the runs in progress where a person watches: stdout is a
+// terminal that can move its cursor (not TERM=dumb).
+bool live_progress() {
+  const char* term = std::getenv("TERM");
+  return isatty(STDOUT_FILENO) && !(term && std::string(term) == "dumb");
+}
+
 // Stage 2: runs (in parallel with --jobs) and verdicts. Jobs on one device
 // take turns at it (run::RunOptions::device_turns).
 std::vector<json> run_jobs(const std::vector<AuditItem>& items, const std::vector<std::optional<StaticEvidence>>& analyses,
@@ -110,6 +123,11 @@ std::vector<json> run_jobs(const std::vector<AuditItem>& items, const std::vecto
   std::vector<json> entries(items.size());
   std::mutex print_mutex;
   RunningBoard board(items.size());  // under print_mutex
+  for (auto& s : slots)
+    s.on_phase = [&](const std::string& key, const std::string& step) {
+      std::lock_guard<std::mutex> lock(print_mutex);
+      board.phase(key, step);
+    };
   std::atomic<size_t> next{0}, done{0};
   auto worker = [&](int w) {
     for (size_t i = next++; i < items.size() && !run::children_interrupted(); i = next++) {
@@ -120,6 +138,7 @@ std::vector<json> run_jobs(const std::vector<AuditItem>& items, const std::vecto
       const SubmissionOutcome out = audit_submission(items[i], analyses[i], plan, slots[static_cast<std::size_t>(w)]);
       std::lock_guard<std::mutex> lock(print_mutex);
       board.finished(items[i].key);
+      std::cout << board.erase_live();  // the finished line goes above the live block (a terminal)
       if (out.status == "interrupted") continue;  // nothing of it was written: the next audit runs it
       entries[i] = summary_entry(items[i], out);
       const size_t n = ++done;
@@ -128,7 +147,7 @@ std::vector<json> run_jobs(const std::vector<AuditItem>& items, const std::vecto
       board.spoke(RunningBoard::Clock::now());
     }
   };
-  Heartbeat heartbeat(o.quiet ? 0 : o.heartbeat_s, board, print_mutex);
+  Heartbeat heartbeat(o.quiet ? 0 : o.heartbeat_s, board, print_mutex, live_progress());
   std::vector<std::thread> threads;
   for (int w = 1; w < jobs; ++w) threads.emplace_back(worker, w);
   worker(0);

@@ -36,6 +36,9 @@ struct AuditOptions {
   // Free space a run needs under the workspace root ($TMPDIR or /tmp) to
   // start beside others; short of it, it waits to run alone (audit/environment.h).
   double min_free_gib = 2.0;
+  // Host memory a run needs available to start beside others (it waits
+  // otherwise); negative: an eighth of the machine's memory.
+  double min_free_memory_gib = -1;
   // CI outputs written beside the reports when not empty (--sarif, --junit;
   // docs/report-format.md): SARIF 2.1.0 with every verdict's findings, JUnit XML.
   std::filesystem::path sarif, junit;

@@ -1,10 +1,14 @@
 #include "audit/environment.h"
 
+#include "run/child_process.h"
+
 #include <sys/statvfs.h>
 
 #include <array>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <string>
 #include <utility>
 
 namespace kaudit::audit {
@@ -91,6 +95,24 @@ fs::path workspace_root() {
   return tmp && *tmp ? fs::path(tmp) : fs::path("/tmp");
 }
 
+namespace {
+
+std::optional<std::uintmax_t> meminfo_bytes(const std::string& field) {
+  std::ifstream in("/proc/meminfo");
+  std::string name, unit;
+  std::uintmax_t kib = 0;
+  while (in >> name >> kib) {
+    std::getline(in, unit);
+    if (name == field + ":") return kib * 1024;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::uintmax_t> available_memory_bytes() { return meminfo_bytes("MemAvailable"); }
+std::optional<std::uintmax_t> total_memory_bytes() { return meminfo_bytes("MemTotal"); }
+
 BatchGate::Hold& BatchGate::Hold::operator=(Hold&& o) noexcept {
   if (this != &o) {
     release();
@@ -120,6 +142,21 @@ BatchGate::Hold BatchGate::together() {
   return Hold(this, false);
 }
 
+BatchGate::Hold BatchGate::together_when(const std::function<bool()>& ready, std::chrono::milliseconds poll) {
+  std::unique_lock<std::mutex> lock(m_);
+  for (;;) {
+    cv_.wait(lock, [&] { return !alone_running_ && waiting_alone_ == 0; });
+    if (running_ == 0 || run::children_interrupted()) break;
+    lock.unlock();
+    const bool now = ready();
+    lock.lock();
+    if (now) break;
+    cv_.wait_for(lock, poll);
+  }
+  ++running_;
+  return Hold(this, false);
+}
+
 BatchGate::Hold BatchGate::alone() {
   std::unique_lock<std::mutex> lock(m_);
   ++waiting_alone_;
@@ -131,8 +168,14 @@ BatchGate::Hold BatchGate::alone() {
 
 run::RunResult run_guarded(const std::function<run::RunResult()>& attempt, BatchGate* gate,
                            const GuardSettings& s) {
+  const auto memory_ok = [&] {
+    const auto available = s.available_memory ? s.available_memory() : std::nullopt;
+    return !available || *available >= s.min_free_memory_bytes;
+  };
   const auto hold = [&](bool alone) {
-    return gate ? (alone ? gate->alone() : gate->together()) : BatchGate::Hold();
+    if (!gate) return BatchGate::Hold();
+    if (alone) return gate->alone();
+    return s.min_free_memory_bytes ? gate->together_when(memory_ok, s.memory_poll) : gate->together();
   };
   // Short of space: the others' workspaces go when they end.
   bool alone = free_bytes(s.temp_root) < s.min_free_bytes;

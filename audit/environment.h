@@ -9,6 +9,7 @@
 
 #include "run/run_result.h"
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <filesystem>
@@ -31,6 +32,10 @@ std::optional<std::string> environment_cause(const run::RunResult& r, bool devic
 std::uintmax_t free_bytes(const std::filesystem::path& path);
 // Where runs make their workspaces: $TMPDIR, else /tmp (run/workspace.h).
 std::filesystem::path workspace_root();
+// The machine's available memory (/proc/meminfo's MemAvailable), its total
+// (MemTotal); nothing when it cannot be read.
+std::optional<std::uintmax_t> available_memory_bytes();
+std::optional<std::uintmax_t> total_memory_bytes();
 
 // Runs of a batch hold the gate together; a run that must have the machine
 // to itself (a retry, a run short of space) waits for every other to end,
@@ -51,6 +56,9 @@ class BatchGate {
     bool alone_ = false;
   };
   Hold together();
+  // together(), once `ready()` says so or no other run holds the gate;
+  // `ready` is asked again every `poll` meanwhile.
+  Hold together_when(const std::function<bool()>& ready, std::chrono::milliseconds poll);
   Hold alone();
 
  private:
@@ -65,6 +73,12 @@ struct GuardSettings {
   std::filesystem::path temp_root;   // where workspaces go
   std::uintmax_t min_free_bytes = 0;  // below it a run does not start with others
   bool device_shared = false;         // other runs use the same device
+  // Host memory: a run starts beside others only while this much is
+  // available (runs side by side fill it with tensors: an MoE run's
+  // exchange files are tens of GB), asking again every `memory_poll`.
+  std::uintmax_t min_free_memory_bytes = 0;
+  std::function<std::optional<std::uintmax_t>()> available_memory = available_memory_bytes;
+  std::chrono::milliseconds memory_poll{1000};
 };
 
 // Runs `attempt` under the gate (null: no other runs) with the guard's

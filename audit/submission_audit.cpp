@@ -92,6 +92,7 @@ run::RunOptions run_options(const AuditItem& item, const BatchPlan& plan, const 
   if (!slot.gpu.empty()) ro.env["CUDA_VISIBLE_DEVICES"] = slot.gpu;
   ro.device_turns = slot.device_turns;
   ro.trace_output = plan.out_dir / item.key;
+  if (slot.on_phase) ro.on_phase = [tell = slot.on_phase, key = item.key](const std::string& step) { tell(key, step); };
   return ro;
 }
 
@@ -159,8 +160,9 @@ std::optional<RunEvidence> run_evidence(const AuditItem& item, const BatchPlan& 
         return r;
       }
     };
-    const run::RunResult result =
-        run_guarded(attempt, slot.gate.get(), {workspace_root(), plan.min_free_bytes, slot.device_turns != nullptr});
+    GuardSettings guard{workspace_root(), plan.min_free_bytes, slot.device_turns != nullptr};
+    guard.min_free_memory_bytes = plan.min_free_memory_bytes;
+    const run::RunResult result = run_guarded(attempt, slot.gate.get(), guard);
     if (run::children_interrupted()) {  // its children were killed: nothing of it is evidence
       out.status = "interrupted";
       return std::nullopt;

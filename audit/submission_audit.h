@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -34,6 +35,7 @@ struct BatchPlan {
   std::string shapes = "all";  // all | smallest
   bool unsafe_no_sandbox = false;
   std::uintmax_t min_free_bytes = 0;  // free space a run needs under the workspace root (audit/environment.h)
+  std::uintmax_t min_free_memory_bytes = 0;  // host memory a run needs available to start beside others
   std::map<std::filesystem::path, rules::Problem> problems;
   std::map<std::filesystem::path, rules::RulePack> packs;
 
@@ -72,6 +74,9 @@ struct JobSlot {
   std::string gpu;                               // CUDA_VISIBLE_DEVICES, or empty
   std::shared_ptr<run::DeviceTurns> device_turns;  // null: the device to itself
   std::shared_ptr<BatchGate> gate;                 // null: no other runs at once
+  // Told each step of a run as it starts (submission key, the step): the
+  // progress lines (audit/progress.h).
+  std::function<void(const std::string&, const std::string&)> on_phase;
 };
 
 struct SubmissionOutcome {

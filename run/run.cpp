@@ -141,6 +141,7 @@ RunResult run_protocol(const RunOptions& o) {
 
   // The submission starts at once: its import and build overlap the
   // reference's input generation; it waits for its inputs on stdin.
+  if (plan.options.on_phase) plan.options.on_phase("reference, set-up and inputs");
   ReferenceSession ref(plan, ws, result, device);
   ref.start();
   SubmissionSession sub(plan, ws, result, device);

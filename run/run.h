@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -70,6 +71,11 @@ struct RunOptions {
   // imports, builds and the comparisons in C++ need none. Null: the run has
   // the device to itself.
   std::shared_ptr<DeviceTurns> device_turns;
+  // Told, from the runner's thread, each step of the run as it starts:
+  // "reference", then the submission's phases ("correctness, shape 1").
+  // kaudit audit's progress lines show it. The text of a phase comes from
+  // the submission's process: whoever prints it must make it inert.
+  std::function<void(const std::string&)> on_phase;
 };
 
 struct RunResult;

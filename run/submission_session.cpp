@@ -5,6 +5,10 @@
 #include "run/compare.h"
 #include "run/probe_findings.h"
 #include "run/tensor_file.h"
+#include "run/machine_load.h"
+#include "run/verify_timing.h"
+
+#include <unistd.h>
 
 #include <algorithm>
 #include <fstream>
@@ -122,6 +126,7 @@ double SubmissionSession::on_ready() {
   ready_ = true;
   end_phase();
   current_phase_ = {{"phase", "inputs"}};  // reading them, once its turn on the device came
+  if (plan_.options.on_phase) plan_.options.on_phase(phase_text());
   return -1;  // set up: it waits for its inputs and its turn on the device
 }
 
@@ -207,8 +212,16 @@ double SubmissionSession::on_timed(const json& m) {
       m["mode"] != open_mode_->second || m["call"].get<int>() != next_call_)
     return violation("a 'timed' report out of order");
   call_running_ = false;
-  report_.timed_calls[*open_mode_].push_back(
-      {m["ms"].get<double>(), std::chrono::duration<double, std::milli>(now - call_started_).count()});
+  TimedCall call{m["ms"].get<double>(), std::chrono::duration<double, std::milli>(now - call_started_).count()};
+  if (call.bracket_ms - call.ms > clock_slack_ms(plan_.cpu, call.ms)) {
+    // Not the submission's own threads (a process could load the CPU to
+    // excuse itself), nor kaudit's (this thread is running).
+    std::set<int> own = child_->descendants();
+    own.insert(child_->pid());
+    own.insert(static_cast<int>(::getpid()));
+    call.contended = runnable_tasks_outside(own) >= usable_cores();
+  }
+  report_.timed_calls[*open_mode_].push_back(call);
   const long long seed = next_seed();
   call_seeds_[*open_mode_].push_back(seed);
   child_->send_line(std::string(drawn_[*open_mode_].count(next_call_) ? "keep " : "next ") + std::to_string(seed));
@@ -279,6 +292,7 @@ double SubmissionSession::on_phase(const json& m) {
   if (!phases_seen_.insert(key.dump()).second) return violation("a 'phase' message repeated");
   end_phase();
   current_phase_ = m;
+  if (plan_.options.on_phase) plan_.options.on_phase(phase_text());
   const std::string ph = m.value("phase", std::string());
   // A shape's first call may build (load_inline in forward) or JIT-compile:
   // it gets the set-up budget; every later call, a call's limit.
@@ -298,6 +312,20 @@ double SubmissionSession::on_phase(const json& m) {
 // device for nothing a build needs (a kernel that never ends inside
 // forward), and the run is stopped. kaudit audit runs it again with the
 // device to itself, where it has the whole budget (audit/environment.h).
+namespace {
+
+// A process's command name (/proc/PID/comm), printable ASCII only: it is
+// the submission's to choose.
+std::string process_name(int pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/comm");
+  std::string name, shown;
+  std::getline(in, name);
+  for (const char c : name.substr(0, 16)) shown += c > 0x20 && c < 0x7f ? c : '?';
+  return shown.empty() ? "?" : shown;
+}
+
+}  // namespace
+
 bool SubmissionSession::holds_back_timers() {
   if (!first_call_pending_ || !device_.others_waiting_to_time()) return false;
   const auto now = clock_type::now();
@@ -306,6 +334,7 @@ bool SubmissionSession::holds_back_timers() {
   for (const int p : child_->descendants())
     if (!processes_at_phase_.count(p)) {
       build_seen_ = now;
+      if (build_processes_.size() < 8) build_processes_.insert(process_name(p));
       return false;
     }
   if (now - build_seen_ < limit) return false;
@@ -334,6 +363,8 @@ void SubmissionSession::end_first_call() {
       {{"phase", current_phase_.value("phase", std::string())},
        {"shape", current_phase_.value("shape", -1)},
        {"seconds", std::chrono::duration<double>(clock_type::now() - phase_started_).count()}});
+  if (!build_processes_.empty()) result_.first_calls.back()["build_processes"] = build_processes_;
+  build_processes_.clear();
   timeout_s_ = plan_.call_s;
 }
 

@@ -25,8 +25,12 @@ namespace kaudit::run {
 // One timed call as the runner saw it: the time the harness reported, and
 // the runner's own clock from its "go" to the report (docs/runner.md).
 struct TimedCall {
-  double ms = 0;
-  double bracket_ms = 0;
+  double ms = 0;          // as the harness reported it
+  double bracket_ms = 0;  // as the runner's clock saw it, from "go" to the report
+  // Other processes' runnable tasks filled every core when the report came
+  // (looked at only for a call whose clock left more unexplained than the
+  // overhead allowed): the clock says nothing about the call then.
+  bool contended = false;
 };
 
 // What the submission's harness reported, for the later steps.
@@ -112,6 +116,7 @@ class SubmissionSession {
   std::set<int> processes_at_phase_;
   clock_type::time_point build_seen_;
   std::optional<double> stepped_aside_after_s_;
+  std::set<std::string> build_processes_;  // names of the processes seen as a build, for first_calls
   std::vector<std::string> bad_messages_;
   // The timing protocol: the mode that is open, the modes ended whose
   // summaries are still to come, the call expected next, and which calls

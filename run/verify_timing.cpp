@@ -24,13 +24,27 @@ std::string ms_text(double ms) {
 }  // namespace
 
 json ClockCheck::to_json() const {
-  return {{"median_reported_ms", median_ms},
-          {"median_runner_clock_ms", median_bracket_ms},
-          {"median_unexplained_ms", median_unexplained_ms}};
+  json j = {{"median_reported_ms", median_ms},
+            {"median_runner_clock_ms", median_bracket_ms},
+            {"median_unexplained_ms", median_unexplained_ms},
+            {"contended_calls", contended_calls}};
+  if (unverified) j["unverified"] = *unverified;
+  return j;
 }
 
-ClockCheck check_against_clock(const std::vector<TimedCall>& calls, double slack_ms) {
+ClockCheck check_against_clock(const std::vector<TimedCall>& all_calls, double slack_ms) {
   ClockCheck c;
+  std::vector<TimedCall> calls;
+  for (const auto& call : all_calls)
+    if (call.contended)
+      ++c.contended_calls;
+    else
+      calls.push_back(call);
+  if (!all_calls.empty() && calls.size() * 2 < all_calls.size()) {
+    c.unverified = "other processes' work filled every core during " + std::to_string(c.contended_calls) + " of " +
+                   std::to_string(all_calls.size()) + " calls: the runner's clock cannot check the reported times";
+    return c;
+  }
   std::vector<double> reported, brackets, unexplained;
   for (const auto& call : calls) {
     reported.push_back(call.ms);

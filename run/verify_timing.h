@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,16 +27,25 @@ inline constexpr double kClockSlackCpuMs = 10.0;
 // ...or this many times the reported time, whichever is larger.
 inline constexpr double kClockSlackRatio = 4.0;
 
+// The overhead allowed around one call of `ms`.
+inline double clock_slack_ms(bool cpu, double ms) {
+  return std::max(cpu ? kClockSlackCpuMs : kClockSlackMs, kClockSlackRatio * ms);
+}
+
 struct ClockCheck {
   double median_ms = 0;           // as reported
   double median_bracket_ms = 0;   // as the runner's clock saw it
   double median_unexplained_ms = 0;
-  std::optional<std::string> forged;  // why the reported times cannot be right
+  int contended_calls = 0;        // left out: other work filled every core (TimedCall::contended)
+  std::optional<std::string> forged;      // why the reported times cannot be right
+  std::optional<std::string> unverified;  // why the clock could not check them
   nlohmann::json to_json() const;
 };
 
-// Compares one mode's reported times with the runner's clock; `slack_ms`:
-// kClockSlackMs or kClockSlackCpuMs.
+// Compares one mode's reported times with the runner's clock, over the
+// calls during which the machine was not busy with other processes' work;
+// when those are fewer than half, no comparison is made (`unverified`).
+// `slack_ms`: kClockSlackMs or kClockSlackCpuMs.
 ClockCheck check_against_clock(const std::vector<TimedCall>& calls, double slack_ms);
 
 }  // namespace kaudit::run

@@ -156,7 +156,7 @@ std::pair<json, json> beside_a_timer(const std::string& slow_solution) {
 TEST(RunnerCpu, FirstCallWithoutABuildDoesNotHoldRunsWaitingToTime) {
   SKIP_WITHOUT_TORCH();
   const auto [slow, timer] = beside_a_timer("slow_first_call.py");
-  EXPECT_EQ(slow["result"], "error");
+  ASSERT_EQ(slow["result"], "error") << describe(slow) << slow.value("first_calls", json()).dump();
   EXPECT_NE(slow["error"]["reason"].get<std::string>().find("while other runs of the batch waited to time"),
             std::string::npos)
       << describe(slow);
@@ -169,7 +169,7 @@ TEST(RunnerCpu, FirstCallWithoutABuildDoesNotHoldRunsWaitingToTime) {
 TEST(RunnerCpu, FirstCallThatBuildsKeepsTheSetupBudgetBesideATimer) {
   SKIP_WITHOUT_TORCH();
   const auto [slow, timer] = beside_a_timer("lazy_build_compiler.py");
-  EXPECT_EQ(slow["result"], "correct") << describe(slow);
+  EXPECT_EQ(slow["result"], "correct") << describe(slow) << slow.value("first_calls", json()).dump();
   EXPECT_EQ(timer["result"], "correct") << describe(timer);
 }
 

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <optional>
 #include <thread>
 
 using kaudit::audit::BatchGate;
@@ -157,4 +158,40 @@ TEST(Environment, AloneWaitsForTheOthersAndHoldsNewOnesBack) {
   a.join();
   b.join();
   EXPECT_EQ(most_beside_alone.load(), 0);
+}
+
+// Host memory: a run starts beside others only while the machine has the
+// memory the batch asks to keep free (--min-free-memory-gib); short of it,
+// it waits, asking again, until there is enough or no other run is left.
+TEST(Environment, ARunWaitsForMemoryWhileOthersRun) {
+  BatchGate gate;
+  auto other = gate.together();  // another run of the batch, holding its place
+  int asked = 0, attempts = 0, attempts_when_memory_came = -1;
+  GuardSettings s = roomy();
+  s.min_free_memory_bytes = 1000;
+  s.memory_poll = std::chrono::milliseconds(1);
+  s.available_memory = [&]() -> std::optional<std::uintmax_t> {
+    if (++asked < 3) return 10;  // short, twice
+    attempts_when_memory_came = attempts;
+    return 5000;
+  };
+  const RunResult r = run_guarded([&] { ++attempts; return passed(); }, &gate, s);
+  EXPECT_EQ(attempts_when_memory_came, 0) << "the run did not start while memory was short";
+  EXPECT_EQ(attempts, 1);
+  EXPECT_GE(asked, 3);
+  EXPECT_FALSE(r.error);
+}
+
+// With no other run left (or none at all), waiting frees nothing: it starts.
+TEST(Environment, ShortMemoryWithNoOtherRunStartsAtOnce) {
+  BatchGate gate;
+  int attempts = 0;
+  GuardSettings s = roomy();
+  s.min_free_memory_bytes = 1000;
+  s.memory_poll = std::chrono::milliseconds(1);
+  s.available_memory = []() -> std::optional<std::uintmax_t> { return 10; };
+  run_guarded([&] { ++attempts; return passed(); }, &gate, s);
+  run_guarded([&] { ++attempts; return passed(); }, nullptr, s);
+  EXPECT_EQ(attempts, 2);
+  EXPECT_TRUE(kaudit::audit::available_memory_bytes().has_value()) << "/proc/meminfo's MemAvailable is read";
 }
