@@ -7,7 +7,7 @@ namespace kaudit::audit {
 
 void RunningBoard::started(const std::string& key, Clock::time_point now) {
   if (running_.empty() && done_ == 0) last_spoke_ = now;
-  running_.push_back({key, now});
+  running_.push_back({key, now, ""});
 }
 
 void RunningBoard::finished(const std::string& key) {
