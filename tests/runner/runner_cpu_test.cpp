@@ -7,11 +7,13 @@
 
 #include <gtest/gtest.h>
 
+#include <condition_variable>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <regex>
 #include <set>
 #include <string>
@@ -131,7 +133,10 @@ TEST(RunnerCpu, AllTimingModesAreOneExclusiveTurn) {
 }
 
 // Two runs share one device: `slow` is in a long first call while `timer`
-// waits to time. Returns {slow's run.json, timer's}.
+// waits to time. The timer starts once the slow run announced its first
+// correctness phase (RunOptions::on_phase), so that the slow run is in its
+// first call, not at a yield point, when the timer comes to wait. Returns
+// {slow's run.json, timer's}.
 std::pair<json, json> beside_a_timer(const std::string& slow_solution) {
   const auto turns = std::make_shared<kaudit::run::DeviceTurns>();
   auto slow = options("linear_relu", slow_solution);
@@ -142,8 +147,21 @@ std::pair<json, json> beside_a_timer(const std::string& slow_solution) {
     o->setup_timeout_s = 60;
     o->off_grid_shapes = 0;
   }
+  std::mutex m;
+  std::condition_variable cv;
+  bool in_first_call = false;
+  slow.on_phase = [&](const std::string& step) {
+    if (step != "correctness, shape 0") return;
+    std::lock_guard<std::mutex> lock(m);
+    in_first_call = true;
+    cv.notify_all();
+  };
   json slow_run;
   std::thread t([&] { slow_run = kaudit::run::run_submission(slow); });
+  {
+    std::unique_lock<std::mutex> lock(m);
+    cv.wait_for(lock, std::chrono::seconds(120), [&] { return in_first_call; });
+  }
   const json timer_run = kaudit::run::run_submission(timer);
   t.join();
   return {slow_run, timer_run};
