@@ -1,5 +1,7 @@
 #include "run/child_process.h"
 
+#include "run/machine_load.h"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -10,12 +12,8 @@
 
 #include <atomic>
 #include <charconv>
-#include <filesystem>
-#include <fstream>
-#include <map>
 #include <mutex>
 #include <set>
-#include <sstream>
 #include <stdexcept>
 #include <thread>
 
@@ -263,35 +261,7 @@ void Child::drain(int timeout_ms, bool until_closed) {
   }
 }
 
-std::set<int> Child::descendants() const {
-  // Each process's parent, from the fourth field of /proc/PID/stat (after
-  // the command's closing parenthesis: a name may hold spaces).
-  std::map<int, std::vector<int>> children;
-  std::error_code ec;
-  for (const auto& e : std::filesystem::directory_iterator("/proc", ec)) {
-    int pid = 0;
-    const std::string name = e.path().filename().string();
-    if (std::from_chars(name.data(), name.data() + name.size(), pid).ec != std::errc() || pid <= 0) continue;
-    std::ifstream in(e.path() / "stat");
-    std::string stat;
-    std::getline(in, stat);
-    const auto close = stat.rfind(')');
-    if (close == std::string::npos) continue;
-    std::istringstream rest(stat.substr(close + 1));
-    std::string state;
-    int parent = 0;
-    if (rest >> state >> parent) children[parent].push_back(pid);
-  }
-  std::set<int> found;
-  std::vector<int> todo = {pid_};
-  while (!todo.empty()) {
-    const int p = todo.back();
-    todo.pop_back();
-    for (const int c : children[p])
-      if (found.insert(c).second) todo.push_back(c);
-  }
-  return found;
-}
+std::set<int> Child::descendants() const { return descendants_of(pid_); }
 
 ChannelEvent Child::next(std::chrono::steady_clock::time_point deadline) {
   using clock = std::chrono::steady_clock;

@@ -5,8 +5,11 @@
 #include <charconv>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <sstream>
 #include <string>
 #include <system_error>
+#include <vector>
 
 namespace kaudit::run {
 namespace fs = std::filesystem;
@@ -18,14 +21,15 @@ int number(const std::string& name) {
   return std::from_chars(name.data(), name.data() + name.size(), n).ec == std::errc() ? n : 0;
 }
 
-// The state field follows the command's closing parenthesis (a name may hold
-// spaces and parentheses).
-bool runnable(const fs::path& stat_file) {
+// The fields of a /proc stat file after the command's closing parenthesis
+// (a name may hold spaces and parentheses): state, parent, ...; empty when
+// it cannot be read.
+std::string fields_after_command(const fs::path& stat_file) {
   std::ifstream in(stat_file);
   std::string stat;
   std::getline(in, stat);
   const auto close = stat.rfind(')');
-  return close != std::string::npos && close + 2 < stat.size() && stat[close + 2] == 'R';
+  return close == std::string::npos || close + 2 > stat.size() ? std::string() : stat.substr(close + 2);
 }
 
 }  // namespace
@@ -38,9 +42,31 @@ int runnable_tasks_outside(const std::set<int>& pids) {
     if (pid <= 0 || pids.count(pid)) continue;
     std::error_code task_ec;
     for (const auto& task : fs::directory_iterator(proc.path() / "task", task_ec))
-      if (runnable(task.path() / "stat")) ++count;
+      if (fields_after_command(task.path() / "stat").rfind('R', 0) == 0) ++count;
   }
   return count;
+}
+
+std::set<int> descendants_of(int pid) {
+  std::map<int, std::vector<int>> children;
+  std::error_code ec;
+  for (const auto& proc : fs::directory_iterator("/proc", ec)) {
+    const int p = number(proc.path().filename().string());
+    if (p <= 0) continue;
+    std::istringstream fields(fields_after_command(proc.path() / "stat"));
+    std::string state;
+    int parent = 0;
+    if (fields >> state >> parent) children[parent].push_back(p);
+  }
+  std::set<int> found;
+  std::vector<int> todo = {pid};
+  while (!todo.empty()) {
+    const int p = todo.back();
+    todo.pop_back();
+    for (const int c : children[p])
+      if (found.insert(c).second) todo.push_back(c);
+  }
+  return found;
 }
 
 int usable_cores() {

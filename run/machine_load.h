@@ -10,6 +10,8 @@ namespace kaudit::run {
 // Tasks (threads) in state R (running or waiting for a CPU) now, over every
 // process but those in `pids`; read from /proc/PID/task/TID/stat.
 int runnable_tasks_outside(const std::set<int>& pids);
+// The processes descending from `pid` now (by each process's parent).
+std::set<int> descendants_of(int pid);
 // The CPUs this process may run on.
 int usable_cores();
 
