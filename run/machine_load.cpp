@@ -69,6 +69,34 @@ std::set<int> descendants_of(int pid) {
   return found;
 }
 
+std::optional<double> runqueue_wait_ms(int pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/schedstat");
+  unsigned long long on_cpu_ns = 0, waiting_ns = 0;
+  if (!(in >> on_cpu_ns >> waiting_ns)) return std::nullopt;
+  return static_cast<double>(waiting_ns) / 1e6;
+}
+
+std::optional<int> process_with_namespace_pid(int ns_pid, const std::set<int>& among) {
+  std::optional<int> found;
+  std::size_t found_depth = 0;
+  for (const int pid : among) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.rfind("NSpid:", 0) != 0) continue;
+      std::istringstream ids(line.substr(6));
+      std::vector<int> chain;
+      for (int id = 0; ids >> id;) chain.push_back(id);
+      if (!chain.empty() && chain.back() == ns_pid && (!found || chain.size() < found_depth)) {
+        found = pid;
+        found_depth = chain.size();
+      }
+      break;
+    }
+  }
+  return found;
+}
+
 int usable_cores() {
   cpu_set_t set;
   CPU_ZERO(&set);

@@ -3,6 +3,7 @@
 // process could have the CPU (run/verify_timing.h).
 #pragma once
 
+#include <optional>
 #include <set>
 
 namespace kaudit::run {
@@ -12,6 +13,14 @@ namespace kaudit::run {
 int runnable_tasks_outside(const std::set<int>& pids);
 // The processes descending from `pid` now (by each process's parent).
 std::set<int> descendants_of(int pid);
+// How long the main thread of process `pid` has waited, runnable, for a CPU
+// since it started, in milliseconds (the second field of /proc/PID/schedstat);
+// none when the process is gone or the kernel does not keep the count.
+std::optional<double> runqueue_wait_ms(int pid);
+// The process among `among` that its own PID namespace numbers `ns_pid` (the
+// last entry of NSpid in /proc/PID/status). Where several match (a process
+// in a namespace nested deeper), the one in the outermost namespace.
+std::optional<int> process_with_namespace_pid(int ns_pid, const std::set<int>& among);
 // The CPUs this process may run on.
 int usable_cores();
 

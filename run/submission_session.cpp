@@ -68,6 +68,9 @@ double SubmissionSession::on_message(const json& m) {
   const std::string ev = m["event"];
   if (ev == "hello") {
     report_.pid = m["pid"].get<long>();
+    std::set<int> run = child_->descendants();
+    run.insert(child_->pid());
+    harness_process_ = process_with_namespace_pid(static_cast<int>(report_.pid), run);
     return 0;
   }
   if (ev == "ready") return ready_ ? violation("a second 'ready'") : on_ready();
@@ -199,6 +202,7 @@ double SubmissionSession::on_call_ready(const json& m) {
       m["call"].get<int>() != next_call_ || next_call_ >= plan_.trials)
     return violation("a 'call_ready' out of order");
   call_running_ = true;
+  if (harness_process_) waited_before_call_ms_ = runqueue_wait_ms(*harness_process_);
   call_started_ = clock_type::now();  // before "go": the call may be over before this thread runs again
   child_->send_line("go");
   return 0;
@@ -213,6 +217,9 @@ double SubmissionSession::on_timed(const json& m) {
     return violation("a 'timed' report out of order");
   call_running_ = false;
   TimedCall call{m["ms"].get<double>(), std::chrono::duration<double, std::milli>(now - call_started_).count()};
+  if (const auto waited = harness_process_ ? runqueue_wait_ms(*harness_process_) : std::nullopt;
+      waited && waited_before_call_ms_)
+    call.waited_ms = *waited - *waited_before_call_ms_;
   if (call.bracket_ms - call.ms > clock_slack_ms(plan_.cpu, call.ms)) {
     // Not the submission's own threads (a process could load the CPU to
     // excuse itself), nor kaudit's (this thread is running).

@@ -31,6 +31,9 @@ struct TimedCall {
   // (looked at only for a call whose clock left more unexplained than the
   // overhead allowed): the clock says nothing about the call then.
   bool contended = false;
+  // How long the harness's main thread waited, runnable, for a CPU between
+  // "go" and the report (run/machine_load.h); none where it cannot be read.
+  std::optional<double> waited_ms = std::nullopt;
 };
 
 // What the submission's harness reported, for the later steps.
@@ -131,6 +134,11 @@ class SubmissionSession {
   bool warmed_ = false;
   bool call_running_ = false;
   clock_type::time_point call_started_;
+  // The harness's process as the runner's /proc numbers it (found from the
+  // id its "hello" gave, before the solution was imported), and its main
+  // thread's wait for a CPU when the running call started.
+  std::optional<int> harness_process_;
+  std::optional<double> waited_before_call_ms_;
   std::map<std::pair<int, std::string>, std::set<int>> drawn_;
   std::mt19937_64 rng_{std::random_device{}()};
   bool violated_ = false;

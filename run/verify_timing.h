@@ -36,15 +36,18 @@ struct ClockCheck {
   double median_ms = 0;           // as reported
   double median_bracket_ms = 0;   // as the runner's clock saw it
   double median_unexplained_ms = 0;
-  int contended_calls = 0;        // left out: other work filled every core (TimedCall::contended)
+  int contended_calls = 0;        // other work filled every core (TimedCall::contended)
+  double excused_wait_ms = 0;     // the harness's wait for a CPU excused over those calls
   std::optional<std::string> forged;      // why the reported times cannot be right
   std::optional<std::string> unverified;  // why the clock could not check them
   nlohmann::json to_json() const;
 };
 
-// Compares one mode's reported times with the runner's clock, over the
-// calls during which the machine was not busy with other processes' work;
-// when those are fewer than half, no comparison is made (`unverified`).
+// Compares one mode's reported times with the runner's clock. A call during
+// which the machine was busy with other processes' work is judged with the
+// harness's wait for a CPU excused, or left out where that wait is unknown;
+// when fewer than half the calls are judged, no comparison is made
+// (`unverified`).
 // `slack_ms`: kClockSlackMs or kClockSlackCpuMs.
 ClockCheck check_against_clock(const std::vector<TimedCall>& calls, double slack_ms);
 

@@ -2,8 +2,13 @@
 // small problems under tests/runner/problems and pure-PyTorch submissions
 // under tests/runner/solutions, each with the result and the findings it must
 // get. Needs Debian's python3-torch (/usr/bin/python3); skips visibly without.
+#include "run/machine_load.h"
 #include "run/run.h"
 #include "tests/runner/cpu_run_support.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -352,6 +357,50 @@ TEST(RunnerCpu, ForgedTimesAreCaughtByTheRunnersClock) {
   EXPECT_TRUE(ids(r).count("harness-tampered")) << describe(r);
   const json& clock = r["timing"][0]["modes"]["fresh"]["runner_clock"];
   EXPECT_GT(clock["median_unexplained_ms"].get<double>(), 15.0) << clock;
+}
+
+// Processes outside the run that keep every core busy while they live (one
+// more than there are cores), as other tests of a parallel ctest do.
+class CpuHogs {
+ public:
+  CpuHogs() {
+    for (int k = 0; k <= kaudit::run::usable_cores(); ++k) {
+      const pid_t p = fork();
+      if (p == 0)
+        for (;;) {
+        }
+      if (p > 0) hogs_.push_back(p);
+    }
+  }
+  ~CpuHogs() {
+    for (const pid_t p : hogs_) {
+      kill(p, SIGKILL);
+      waitpid(p, nullptr, 0);
+    }
+  }
+
+ private:
+  std::vector<pid_t> hogs_;
+};
+
+// On a machine whose every core other work holds, the runner's clock still
+// judges the reported times, with the harness's wait for a CPU excused: the
+// forger is still caught, and an honest submission is neither accused nor
+// left unchecked.
+TEST(RunnerCpu, TimesOnABusyMachineAreStillChecked) {
+  SKIP_WITHOUT_TORCH();
+  if (!kaudit::run::runqueue_wait_ms(::getpid())) GTEST_SKIP() << "no /proc/PID/schedstat on this kernel";
+  const CpuHogs hogs;
+  const json forged = kaudit::run::run_submission(options("linear_relu", "forge_timer.py"));
+  EXPECT_TRUE(ids(forged).count("timing-forged")) << describe(forged);
+  const json& forged_clock = forged["timing"][0]["modes"]["fresh"]["runner_clock"];
+  EXPECT_GT(forged_clock["contended_calls"].get<int>(), 0) << forged_clock;
+  EXPECT_FALSE(forged_clock.contains("unverified")) << forged_clock;
+  const json honest = kaudit::run::run_submission(options("linear_relu", "clean.py"));
+  EXPECT_EQ(honest["result"], "correct") << describe(honest);
+  EXPECT_FALSE(ids(honest).count("timing-forged")) << describe(honest);
+  for (const auto& [mode, m] : honest["timing"][0]["modes"].items())
+    EXPECT_FALSE(m["runner_clock"].contains("unverified")) << mode << ": " << m["runner_clock"];
 }
 
 TEST(RunnerCpu, MessagesForgedOnTheChannelStopTheRun) {

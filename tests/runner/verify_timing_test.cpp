@@ -5,8 +5,15 @@
 
 #include <gtest/gtest.h>
 
+#include <sched.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <atomic>
+#include <chrono>
 #include <thread>
+#include <vector>
 
 using kaudit::run::check_against_clock;
 using kaudit::run::TimedCall;
@@ -73,6 +80,28 @@ TEST(VerifyTiming, CallsOnABusyMachineAreLeftOut) {
   EXPECT_FALSE(m.unverified);
 }
 
+// On a busy machine the harness's main thread waits for a CPU, inside the
+// call and around it; the kernel counts that wait (/proc/PID/schedstat). A
+// contended call whose wait is known is judged with the wait excused: an
+// honest call's gap is the wait, a forged call's is work it did not report.
+TEST(VerifyTiming, BusyCallsAreJudgedWithTheWaitForACpuExcused) {
+  std::vector<TimedCall> honest(12, TimedCall{2.35, 13.3, true, 10.6});
+  const auto h = check_against_clock(honest, kaudit::run::kClockSlackCpuMs);
+  EXPECT_FALSE(h.forged);
+  EXPECT_FALSE(h.unverified);
+  EXPECT_EQ(h.to_json()["contended_calls"], 12);
+  EXPECT_NEAR(h.median_unexplained_ms, 13.3 - 2.35 - 10.6, 1e-9);
+  // 20 ms of sleep reported as 0.002 ms, with 19 ms of waiting for a CPU.
+  std::vector<TimedCall> forged(12, TimedCall{0.002, 40.0, true, 19.0});
+  const auto f = check_against_clock(forged, kaudit::run::kClockSlackCpuMs);
+  ASSERT_TRUE(f.forged);
+  EXPECT_NE(f.forged->find("waiting for a CPU"), std::string::npos) << *f.forged;
+  // The wait is excused only on a busy machine: a submission that makes its
+  // own main thread wait (threads of its own on every core) excuses nothing.
+  std::vector<TimedCall> self_made(12, TimedCall{0.002, 40.0, false, 39.0});
+  EXPECT_TRUE(check_against_clock(self_made, kaudit::run::kClockSlackCpuMs).forged);
+}
+
 // The count behind "busy": runnable tasks of processes other than the ones
 // named. This thread (reading) and one spinning beside it are runnable.
 TEST(MachineLoad, RunnableTasksOfOtherProcesses) {
@@ -86,4 +115,47 @@ TEST(MachineLoad, RunnableTasksOfOtherProcesses) {
   spin.join();
   EXPECT_GE(with_us, 2);
   EXPECT_GE(kaudit::run::usable_cores(), 1);
+}
+
+// Two processes pinned to one core take turns: each waits for the CPU about
+// as long as it runs, and schedstat says so.
+TEST(MachineLoad, WaitForACpuOfAProcessSharingItsCore) {
+  if (!kaudit::run::runqueue_wait_ms(::getpid())) GTEST_SKIP() << "no /proc/PID/schedstat on this kernel";
+  cpu_set_t mine;
+  ASSERT_EQ(sched_getaffinity(0, sizeof mine, &mine), 0);
+  int core = 0;
+  while (!CPU_ISSET(core, &mine)) ++core;
+  std::vector<pid_t> spinners;
+  for (int k = 0; k < 2; ++k) {
+    const pid_t p = fork();
+    ASSERT_GE(p, 0);
+    if (p == 0) {
+      cpu_set_t one;
+      CPU_ZERO(&one);
+      CPU_SET(core, &one);
+      sched_setaffinity(0, sizeof one, &one);
+      for (;;) {
+      }
+    }
+    spinners.push_back(p);
+  }
+  const auto before = kaudit::run::runqueue_wait_ms(spinners[0]);
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  const auto after = kaudit::run::runqueue_wait_ms(spinners[0]);
+  for (const pid_t p : spinners) {
+    kill(p, SIGKILL);
+    waitpid(p, nullptr, 0);
+  }
+  ASSERT_TRUE(before && after);
+  EXPECT_GE(*after - *before, 100.0);  // about 200 of the 400 ms
+  EXPECT_FALSE(kaudit::run::runqueue_wait_ms(spinners[0]));  // gone
+}
+
+// The harness says its process id as its own PID namespace numbers it; the
+// runner finds the process that id names among the run's processes.
+TEST(MachineLoad, ProcessFoundByTheIdItsNamespaceGaveIt) {
+  const int me = ::getpid();
+  EXPECT_EQ(kaudit::run::process_with_namespace_pid(me, {me}), me);
+  EXPECT_FALSE(kaudit::run::process_with_namespace_pid(me, {}));
+  EXPECT_FALSE(kaudit::run::process_with_namespace_pid(me + 1, {me}));
 }
