@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -55,6 +56,19 @@ void place_fd(int fd, int target) {
   } else {
     dup2(fd, target);
   }
+}
+
+// In the child, before exec: loads `filter` into it, or writes the
+// filter's program into a memory file at kSyscallFilterFd for bubblewrap.
+// System calls only (the child of a threaded process may not allocate).
+bool hand_on_syscall_filter(const SyscallFilter& filter, bool through_bwrap) {
+  if (!through_bwrap) return load_syscall_filter(filter);
+  const int fd = memfd_create("kaudit-syscall-filter", MFD_CLOEXEC);
+  if (fd < 0) return false;
+  const auto size = static_cast<ssize_t>(filter.program.size());
+  if (write(fd, filter.program.data(), filter.program.size()) != size || lseek(fd, 0, SEEK_SET) != 0) return false;
+  place_fd(fd, kSyscallFilterFd);
+  return true;
 }
 
 void close_fd(int& fd) {
@@ -178,6 +192,11 @@ Child::Child(const ChildSpec& spec) {
       if (setrlimit(resource, &lim) != 0) _exit(125);
     }
     if (!cwd.empty() && chdir(cwd.c_str()) != 0) _exit(126);
+    if (spec.syscall_filter && !hand_on_syscall_filter(*spec.syscall_filter, spec.filter_through_bwrap)) {
+      const char msg[] = "kaudit: could not set up the syscall filter\n";
+      (void)!write(2, msg, sizeof msg - 1);
+      _exit(124);
+    }
     execve(argv[0], argv.data(), envp.data());
     const char msg[] = "kaudit: could not execute the interpreter\n";
     (void)!write(2, msg, sizeof msg - 1);

@@ -6,6 +6,8 @@
 // that a child printing megabytes cannot block or flood the runner.
 #pragma once
 
+#include "run/syscall_filter.h"
+
 #include <nlohmann/json.hpp>
 
 #include <chrono>
@@ -44,6 +46,12 @@ struct ChildSpec {
   // Resource limits set in the child before it starts (RLIMIT_*, value): they
   // hold for everything it starts.
   std::vector<std::pair<int, unsigned long long>> limits;
+  // A syscall filter (run/syscall_filter.h), loaded in the child just before
+  // exec; or, with `filter_through_bwrap` (the child is bubblewrap, whose own
+  // set-up needs the calls refused), handed to it at kSyscallFilterFd for its
+  // --seccomp, which loads it just before bubblewrap starts the command.
+  const SyscallFilter* syscall_filter = nullptr;
+  bool filter_through_bwrap = false;
 };
 
 // How a child ended.

@@ -45,7 +45,12 @@ ChildSpec child_spec(const RunPlan& plan, const Workspace& ws, Role role, const 
   spec.cwd = home;
   spec.argv = {plan.python.string(), "-B", plan.harness.string(), config.string()};
   spec.limits = {{RLIMIT_CORE, 0}, {RLIMIT_FSIZE, kChildFileSizeLimit}};
-  if (plan.isolation.sandboxed) spec.argv = sandboxed_argv(sandbox_support(), mounts_of(plan, ws, role), home, spec.argv);
+  if (plan.isolation.sandboxed) {
+    spec.argv = sandboxed_argv(sandbox_support(), mounts_of(plan, ws, role), home, spec.argv);
+    sandbox_child_filter(sandbox_support(), spec);
+  } else if (syscall_filter().available()) {
+    spec.syscall_filter = &syscall_filter();
+  }
   return spec;
 }
 

@@ -2,6 +2,7 @@
 
 #include "run/child_env.h"
 #include "run/child_process.h"
+#include "run/syscall_filter.h"
 
 #include <unistd.h>
 
@@ -26,9 +27,12 @@ const std::vector<std::string> kSystemPaths = {"/usr", "/etc", "/opt", "/bin", "
 // Files under those that a child must not read.
 const std::vector<std::string> kMaskedFiles = {"/etc/shadow", "/etc/gshadow", "/etc/sudoers"};
 
+// Runs `argv` (a sandboxed one when `sandbox` is given) and returns its stdout.
 std::string run_and_read(const std::vector<std::string>& argv, const std::vector<std::string>& env, int& status,
-                         std::string& err) {
-  Child child(ChildSpec{argv, env, fs::path("/"), 64 * 1024, {}});
+                         std::string& err, const SandboxSupport* sandbox = nullptr) {
+  ChildSpec spec{argv, env, fs::path("/"), 64 * 1024, {}};
+  if (sandbox) sandbox_child_filter(*sandbox, spec);
+  Child child(spec);
   const ExitStatus st = child.finish(std::chrono::seconds(60));
   status = st.exited ? st.code : 128 + st.signal;
   err = child.stderr_text();
@@ -73,10 +77,17 @@ SandboxSupport probe_support() {
     s.why_not = s.bwrap.string() + " --version failed: " + err;
     return s;
   }
-  // The same namespaces and user a run uses, on a trivial command.
+  // The same namespaces, user and syscall filter a run uses, on a trivial
+  // command; without the filter where it does not load.
   const SandboxMounts none;
-  const std::vector<std::string> argv = sandboxed_argv(s, none, "/", {"/bin/true"});
-  run_and_read(argv, env, status, err);
+  s.filters_syscalls = syscall_filter().available();
+  if (!s.filters_syscalls) s.filter_why_not = syscall_filter().why_not;
+  run_and_read(sandboxed_argv(s, none, "/", {"/bin/true"}), env, status, err, &s);
+  if (status != 0 && s.filters_syscalls) {
+    s.filters_syscalls = false;
+    s.filter_why_not = "bubblewrap could not load the seccomp filter here (" + err.substr(0, 300) + ")";
+    run_and_read(sandboxed_argv(s, none, "/", {"/bin/true"}), env, status, err, &s);
+  }
   if (status != 0) {
     s.why_not = "bubblewrap cannot create the sandbox's namespaces here (" + err.substr(0, 300) +
                 "); unprivileged user namespaces may be disabled";
@@ -127,6 +138,7 @@ std::vector<std::string> sandboxed_argv(const SandboxSupport& support, const San
   std::vector<std::string> a = {support.bwrap.string(), "--unshare-all", "--die-with-parent", "--new-session",
                                 "--uid", kSandboxUid, "--gid", kSandboxUid, "--cap-drop", "ALL",
                                 "--hostname", "kaudit-sandbox"};
+  if (support.filters_syscalls) a.insert(a.end(), {"--seccomp", std::to_string(kSyscallFilterFd)});
   std::vector<fs::path> system;
   for (const auto& p : kSystemPaths) {
     std::error_code ec;
@@ -157,6 +169,12 @@ std::vector<std::string> sandboxed_argv(const SandboxSupport& support, const San
   return a;
 }
 
+void sandbox_child_filter(const SandboxSupport& support, ChildSpec& spec) {
+  if (!support.filters_syscalls) return;
+  spec.syscall_filter = &syscall_filter();
+  spec.filter_through_bwrap = true;
+}
+
 static std::string rlimit_text() {
   return "rlimits: no core files, files of at most " + std::to_string(kChildFileSizeLimit >> 30) + " GiB";
 }
@@ -181,12 +199,17 @@ Isolation sandbox_isolation(const SandboxSupport& support) {
       "IPC and UTS namespaces",
       "scrubbed environment; per-run Triton and torch extension caches",
       rlimit_text()};
+  if (support.filters_syscalls)
+    iso.protections.push_back(syscall_filter().description());
+  else
+    iso.weakness = "no syscall filter: " + support.filter_why_not;
   return iso;
 }
 
 Isolation unsandboxed_isolation(const std::string& why) {
   Isolation iso;
   iso.protections = {"own process group, killed when the run ends", "scrubbed environment", rlimit_text()};
+  if (syscall_filter().available()) iso.protections.push_back(syscall_filter().description());
   iso.weakness = "--unsafe-no-sandbox: the submission ran as kaudit's own user and could read and write what "
                  "kaudit can (its evidence, other runs, the problem folders) and signal the runner" +
                  (why.empty() ? std::string() : " (" + why + ")");

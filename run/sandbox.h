@@ -8,6 +8,8 @@
 // every process it starts ends with it.
 #pragma once
 
+#include "run/child_process.h"
+
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
@@ -22,6 +24,10 @@ struct SandboxSupport {
   std::filesystem::path bwrap;  // the bubblewrap executable
   std::string version;          // "bubblewrap 0.8.0"
   std::string why_not;          // when not available: what is missing
+  // Whether bubblewrap loads the syscall filter (run/syscall_filter.h) into
+  // the children here; when not, why.
+  bool filters_syscalls = false;
+  std::string filter_why_not;
 };
 // KAUDIT_BWRAP or `bwrap` on PATH, tried once with every namespace the sandbox uses.
 const SandboxSupport& sandbox_support();
@@ -38,9 +44,15 @@ struct SandboxMounts {
 std::vector<std::filesystem::path> interpreter_paths(const std::filesystem::path& python,
                                                      const std::vector<std::string>& env);
 
-// `argv` wrapped in bubblewrap with `mounts`, starting in `cwd`.
+// `argv` wrapped in bubblewrap with `mounts`, starting in `cwd`; with the
+// syscall filter where `support` says it loads (the child's ChildSpec then
+// hands it on: sandbox_child_filter).
 std::vector<std::string> sandboxed_argv(const SandboxSupport& support, const SandboxMounts& mounts,
                                         const std::filesystem::path& cwd, const std::vector<std::string>& argv);
+
+// Sets `spec` (whose argv is sandboxed_argv's) to hand the syscall filter to
+// bubblewrap where it loads here.
+void sandbox_child_filter(const SandboxSupport& support, ChildSpec& spec);
 
 // The protections a run's children had, for run.json's `isolation`.
 struct Isolation {

@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 # tests/audit/slurm_array_test.sh (auth/none: munge comes along but is not used).
 packages=(cmake ninja-build g++ pkg-config clang-19 libclang-19-dev llvm-19-dev libclang-rt-19-dev
           nlohmann-json3-dev libcli11-dev libyaml-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev
-          libicu-dev python3-torch chromium universal-ctags bubblewrap slurm-wlm)
+          libicu-dev python3-torch chromium universal-ctags bubblewrap libseccomp-dev slurm-wlm)
 command -v npm >/dev/null 2>&1 || packages+=(npm)
 # The SARIF files validated against the SARIF 2.1.0 schema, formats checked
 # (tests/audit/audit_ci_test.sh).

@@ -4,6 +4,8 @@
 // get. Needs Debian's python3-torch (/usr/bin/python3); skips visibly without.
 #include "run/machine_load.h"
 #include "run/run.h"
+#include "run/sandbox.h"
+#include "run/syscall_filter.h"
 #include "tests/runner/cpu_run_support.h"
 
 #include <signal.h>
@@ -272,6 +274,33 @@ TEST(RunnerCpu, ReferenceInputsChangedUnderItAreAnError) {
       << describe(u);
   EXPECT_TRUE(ids(u).count("problem-file-changed")) << describe(u);
   EXPECT_FALSE(u["isolation"]["sandboxed"].get<bool>());
+}
+
+// Whatever else holds, the submission's processes cannot make the system
+// calls that only widen what they reach of the kernel (a namespace of their
+// own, eBPF, io_uring, ptrace, another process's memory): the syscall filter
+// (run/syscall_filter.h) refuses them in the sandbox and without it, and
+// run.json's isolation says so. Forking still works.
+TEST(RunnerCpu, SyscallsASubmissionNeverNeedsAreRefused) {
+  SKIP_WITHOUT_TORCH();
+  if (!kaudit::run::syscall_filter().available()) GTEST_SKIP() << kaudit::run::syscall_filter().why_not;
+  for (const bool sandboxed : {true, false}) {
+    if (sandboxed && !kaudit::run::sandbox_support().available) continue;
+    auto o = options("linear_relu", "syscall_probe.py");
+    o.unsafe_no_sandbox = !sandboxed;
+    o.modes = {"fresh"};
+    const json r = kaudit::run::run_submission(o);
+    EXPECT_EQ(r["result"], "correct") << describe(r);
+    const std::string protections = r["isolation"]["protections"].dump();
+    EXPECT_NE(protections.find("seccomp filter"), std::string::npos) << protections;
+    const std::string err = r["submission_process"]["stderr_tail"].get<std::string>();
+    ASSERT_NE(err.find("kaudit-syscall-probe"), std::string::npos) << describe(r);
+    for (const char* refused : {"unshare_user=EPERM", "bpf=EPERM", "io_uring_setup=EPERM", "ptrace=EPERM",
+                                "process_vm_readv=EPERM", "keyctl=EPERM", "userfaultfd=EPERM", "clone3=ENOSYS",
+                                "fork=ok"})
+      EXPECT_NE(err.find(refused), std::string::npos) << (sandboxed ? "sandboxed: " : "unsandboxed: ") << refused
+                                                      << " in " << err;
+  }
 }
 
 TEST(RunnerCpu, KernelBenchFormatRunsUnchanged) {
