@@ -109,6 +109,10 @@ void add_run_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--keep-temp", opts->keep_temp, "Keep the temporary folder; its path is in the result");
   cmd->add_flag("--no-poison", *no_poison, "Do not poison freed memory before correctness calls");
   cmd->add_flag("-q,--quiet", *quiet, "Print nothing but errors");
+  cmd->add_option("--max-tasks", opts->max_tasks,
+                  "Processes and threads each child may have at once, where a cgroup can hold them")
+      ->check(CLI::Range(16L, 1L << 22))
+      ->capture_default_str();
   cmd->add_flag("--unsafe-no-sandbox", opts->unsafe_no_sandbox,
                 "Run the submission as your own user, without the sandbox (only where none can be had; recorded)");
   cmd->callback([=, &exit_code]() {

@@ -46,6 +46,7 @@ BatchPlan make_batch_plan(const std::vector<AuditItem>& items, const AuditOption
     throw std::runtime_error("--shapes must be all or smallest, not '" + o.shapes + "'");
   plan.shapes = o.shapes;
   plan.unsafe_no_sandbox = o.unsafe_no_sandbox;
+  plan.max_tasks = o.max_tasks;
   plan.min_free_bytes = static_cast<std::uintmax_t>(o.min_free_gib * 1024.0 * 1024.0 * 1024.0);
   plan.min_free_memory_bytes = o.min_free_memory_gib >= 0
                                    ? static_cast<std::uintmax_t>(o.min_free_memory_gib * 1024.0 * 1024.0 * 1024.0)

@@ -89,6 +89,7 @@ run::RunOptions run_options(const AuditItem& item, const BatchPlan& plan, const 
   ro.trials = plan.trials;
   ro.shapes = plan.shapes;
   ro.unsafe_no_sandbox = plan.unsafe_no_sandbox;
+  ro.max_tasks = plan.max_tasks;
   if (!slot.gpu.empty()) ro.env["CUDA_VISIBLE_DEVICES"] = slot.gpu;
   ro.device_turns = slot.device_turns;
   ro.trace_output = plan.out_dir / item.key;

@@ -34,6 +34,7 @@ struct BatchPlan {
   std::optional<int> trials;
   std::string shapes = "all";  // all | smallest
   bool unsafe_no_sandbox = false;
+  long max_tasks = 4096;
   std::uintmax_t min_free_bytes = 0;  // free space a run needs under the workspace root (audit/environment.h)
   std::uintmax_t min_free_memory_bytes = 0;  // host memory a run needs available to start beside others
   std::map<std::filesystem::path, rules::Problem> problems;

@@ -7,11 +7,13 @@
 #pragma once
 
 #include "run/syscall_filter.h"
+#include "run/task_limit.h"
 
 #include <nlohmann/json.hpp>
 
 #include <chrono>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -52,6 +54,9 @@ struct ChildSpec {
   // --seccomp, which loads it just before bubblewrap starts the command.
   const SyscallFilter* syscall_filter = nullptr;
   bool filter_through_bwrap = false;
+  // When > 0: the child joins a cgroup of its own (run/task_limit.h) that
+  // holds it and everything it starts to this many tasks at once.
+  long max_tasks = 0;
 };
 
 // How a child ended.
@@ -112,6 +117,7 @@ class Child {
   // end while its children are still dying.
   void await_pipes_closed();
 
+  std::unique_ptr<TaskLimit> task_limit_;  // what the child left in its cgroup ends with the Child
   int pid_ = -1;
   int out_fd_ = -1, err_fd_ = -1, chan_fd_ = -1, in_fd_ = -1;
   Capture out_, err_;

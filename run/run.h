@@ -55,6 +55,9 @@ struct RunOptions {
   // Run the children without the sandbox, as kaudit's own user: only where
   // no sandbox can be had, and the run's isolation says so.
   bool unsafe_no_sandbox = false;
+  // Tasks (processes and threads) each child and everything it starts may
+  // have at once (run/task_limit.h), where this machine allows the cgroup.
+  long max_tasks = 4096;
   int init_seed = 42;
   // The input probes (run/input_probes.h): at most this many shapes near the
   // graded ones (0: none), and inputs redrawn from these distributions.

@@ -2,6 +2,7 @@
 
 #include "run/child_env.h"
 #include "run/resources.h"
+#include "run/task_limit.h"
 
 #include <unistd.h>
 
@@ -48,12 +49,25 @@ fs::path resolve_python(const std::string& requested, const std::string& device)
   throw std::runtime_error("--python: " + name + " not found on PATH");
 }
 
+// The task limit each child had (run/task_limit.h), or why it had none.
+static void add_task_limit(Isolation& iso, long max_tasks) {
+  const TaskLimitSupport& support = task_limit_support();
+  if (max_tasks <= 0) return;
+  if (support.available) {
+    iso.protections.push_back(support.kind + " pids controller: at most " + std::to_string(max_tasks) +
+                              " tasks (processes and threads) at once; what is left ends with the run");
+    return;
+  }
+  iso.weakness += (iso.weakness.empty() ? "" : "; ") + std::string("no task limit: ") + support.why_not;
+}
+
 // The sandbox, or --unsafe-no-sandbox; without either the run is refused
 // (docs/threat-model.md): a submission running as kaudit's own user could
 // rewrite the evidence that judges it.
 static void plan_isolation(RunPlan& plan) {
   if (plan.options.unsafe_no_sandbox) {
     plan.isolation = unsandboxed_isolation("");
+    add_task_limit(plan.isolation, plan.options.max_tasks);
     return;
   }
   const SandboxSupport& support = sandbox_support();
@@ -61,6 +75,7 @@ static void plan_isolation(RunPlan& plan) {
     throw std::runtime_error("cannot isolate the submission: " + support.why_not +
                              ". Install bubblewrap, or pass --unsafe-no-sandbox to run submissions as your own user");
   plan.isolation = sandbox_isolation(support);
+  add_task_limit(plan.isolation, plan.options.max_tasks);
   plan.interpreter_dirs = interpreter_paths(plan.python, child_env(plan.options, "/", "/", fs::path()));
 }
 

@@ -6,6 +6,7 @@
 #include "run/run.h"
 #include "run/sandbox.h"
 #include "run/syscall_filter.h"
+#include "run/task_limit.h"
 #include "tests/runner/cpu_run_support.h"
 
 #include <signal.h>
@@ -301,6 +302,30 @@ TEST(RunnerCpu, SyscallsASubmissionNeverNeedsAreRefused) {
       EXPECT_NE(err.find(refused), std::string::npos) << (sandboxed ? "sandboxed: " : "unsandboxed: ") << refused
                                                       << " in " << err;
   }
+}
+
+// A run's child and everything it starts share one count of tasks
+// (processes and threads), held by a cgroup of the run's own: a fork bomb
+// is refused at the limit rather than taking the machine, the run goes on,
+// and run.json's isolation says what held.
+TEST(RunnerCpu, ProcessesBeyondTheTaskLimitAreRefused) {
+  SKIP_WITHOUT_TORCH();
+  if (!kaudit::run::task_limit_support().available) GTEST_SKIP() << kaudit::run::task_limit_support().why_not;
+  auto o = options("linear_relu", "fork_many.py");
+  o.max_tasks = 64;
+  o.modes = {"fresh"};
+  const json r = kaudit::run::run_submission(o);
+  EXPECT_EQ(r["result"], "correct") << describe(r);
+  EXPECT_NE(r["isolation"]["protections"].dump().find("at most 64 tasks"), std::string::npos) << r["isolation"];
+  const std::string err = r["submission_process"]["stderr_tail"].get<std::string>();
+  const std::smatch m = [&] {
+    std::smatch found;
+    std::regex_search(err, found, std::regex("kaudit-fork-probe started=([0-9]+) refused=([0-9]+)"));
+    return found;
+  }();
+  ASSERT_EQ(m.size(), 3u) << describe(r);
+  EXPECT_LT(std::stoi(m[1]), 64) << err;
+  EXPECT_GT(std::stoi(m[2]), 0) << err;
 }
 
 TEST(RunnerCpu, KernelBenchFormatRunsUnchanged) {

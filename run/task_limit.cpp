@@ -1,0 +1,134 @@
+#include "run/task_limit.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+namespace kaudit::run {
+namespace fs = std::filesystem;
+
+namespace {
+
+bool write_file(const fs::path& file, const std::string& text) {
+  std::ofstream out(file);
+  out << text;
+  out.flush();
+  return static_cast<bool>(out);
+}
+
+std::vector<int> tasks_in(const fs::path& dir) {
+  std::ifstream in(dir / "cgroup.procs");
+  std::vector<int> pids;
+  for (int pid = 0; in >> pid;) pids.push_back(pid);
+  return pids;
+}
+
+// kaudit's own cgroup in the hierarchy that has the pids controller: the
+// v1 pids hierarchy's, else the v2 one's (from /proc/self/cgroup and the
+// mount table).
+TaskLimitSupport find_parent() {
+  TaskLimitSupport s;
+  std::ifstream cgroups("/proc/self/cgroup");
+  std::string line, v1_path, v2_path;
+  bool have_v2 = false;
+  while (std::getline(cgroups, line)) {
+    const auto a = line.find(':'), b = line.find(':', a + 1);
+    if (a == std::string::npos || b == std::string::npos) continue;
+    const std::string controllers = line.substr(a + 1, b - a - 1), path = line.substr(b + 1);
+    std::istringstream names(controllers);
+    for (std::string name; std::getline(names, name, ',');)
+      if (name == "pids") v1_path = path;
+    if (line.rfind("0::", 0) == 0) {
+      have_v2 = true;
+      v2_path = path;
+    }
+  }
+  std::ifstream mounts("/proc/self/mountinfo");
+  fs::path v1_mount, v2_mount;
+  while (std::getline(mounts, line)) {
+    const auto dash = line.find(" - ");
+    if (dash == std::string::npos) continue;
+    std::istringstream pre(line.substr(0, dash)), post(line.substr(dash + 3));
+    std::string id, parent, dev, root, point, type, source, options;
+    pre >> id >> parent >> dev >> root >> point;
+    post >> type >> source >> options;
+    if (type == "cgroup" && ("," + options + ",").find(",pids,") != std::string::npos) v1_mount = point;
+    if (type == "cgroup2") v2_mount = point;
+  }
+  if (!v1_path.empty() && !v1_mount.empty()) {
+    s.parent = v1_mount / fs::path(v1_path).relative_path();
+    s.kind = "cgroup v1";
+  } else if (have_v2 && !v2_mount.empty()) {
+    s.parent = v2_mount / fs::path(v2_path).relative_path();
+    s.kind = "cgroup v2";
+    // A v2 cgroup hands a controller to its children only where it lists
+    // it; kaudit's own cgroup holds kaudit, so it can add it only at the root.
+    std::ifstream subtree(s.parent / "cgroup.subtree_control");
+    std::string enabled((std::istreambuf_iterator<char>(subtree)), std::istreambuf_iterator<char>());
+    if (enabled.find("pids") == std::string::npos && !write_file(s.parent / "cgroup.subtree_control", "+pids")) {
+      s.why_not = "kaudit's cgroup v2 (" + s.parent.string() + ") does not hand the pids controller to cgroups below it";
+      return s;
+    }
+  } else {
+    s.why_not = "no cgroup hierarchy with the pids controller is mounted";
+    return s;
+  }
+  s.available = true;
+  return s;
+}
+
+TaskLimitSupport probe() {
+  TaskLimitSupport s = find_parent();
+  if (!s.available) return s;
+  try {
+    const TaskLimit trial(s, 16);
+  } catch (const std::exception& e) {
+    s.available = false;
+    s.why_not = e.what();
+  }
+  return s;
+}
+
+std::atomic<unsigned> next_id{0};
+
+}  // namespace
+
+const TaskLimitSupport& task_limit_support() {
+  static const TaskLimitSupport support = probe();
+  return support;
+}
+
+TaskLimit::TaskLimit(const TaskLimitSupport& support, long max_tasks) {
+  dir_ = support.parent / ("kaudit-" + std::to_string(::getpid()) + "-" + std::to_string(next_id++));
+  std::error_code ec;
+  if (!fs::create_directory(dir_, ec) || ec)
+    throw std::runtime_error("cannot make a cgroup at " + dir_.string() + ": " +
+                             (ec ? ec.message() : std::string("it exists")));
+  if (!write_file(dir_ / "pids.max", std::to_string(max_tasks))) {
+    fs::remove(dir_, ec);
+    throw std::runtime_error("cannot set pids.max in " + dir_.string());
+  }
+  join_file_ = (dir_ / "cgroup.procs").string();
+}
+
+TaskLimit::~TaskLimit() {
+  // What the child left (daemons, a second session) ends here; a task
+  // killed leaves the cgroup once its parent has reaped it.
+  for (int round = 0; round < 200; ++round) {
+    const auto tasks = tasks_in(dir_);
+    if (tasks.empty()) break;
+    for (const int pid : tasks) ::kill(pid, SIGKILL);
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ::rmdir(dir_.c_str());
+}
+
+}  // namespace kaudit::run

@@ -1,0 +1,40 @@
+// How many tasks (processes and threads) a run's child and everything it
+// starts may have at once: a cgroup of the pids controller of the child's
+// own (cgroup v1's pids hierarchy, or v2 where kaudit's cgroup can hand the
+// controller down), made where this machine lets kaudit make one. A fork
+// bomb then meets EAGAIN at the limit instead of taking the machine, and
+// every task left in the cgroup is ended when the child is.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+namespace kaudit::run {
+
+struct TaskLimitSupport {
+  bool available = false;
+  std::filesystem::path parent;  // where a child's cgroup is made
+  std::string kind;              // "cgroup v1" or "cgroup v2"
+  std::string why_not;           // when not available
+};
+// Found out once per process (it makes and removes one cgroup to be sure).
+const TaskLimitSupport& task_limit_support();
+
+// One child's cgroup: made with the limit, ended (every task in it killed)
+// and removed when destroyed.
+class TaskLimit {
+ public:
+  // Throws std::runtime_error when the cgroup cannot be made.
+  TaskLimit(const TaskLimitSupport& support, long max_tasks);
+  ~TaskLimit();
+  TaskLimit(const TaskLimit&) = delete;
+  TaskLimit& operator=(const TaskLimit&) = delete;
+  // The file a process writes "0" into to join (the child, before exec).
+  const std::string& join_file() const { return join_file_; }
+
+ private:
+  std::filesystem::path dir_;
+  std::string join_file_;
+};
+
+}  // namespace kaudit::run
