@@ -121,6 +121,8 @@ const std::map<std::string, Setter>& audit_options() {
       {"unsafe_no_sandbox",
        [](auto& r, auto& n, auto v) { r.options.unsafe_no_sandbox = option_value<bool>(n, v, "a bool"); }},
       {"fail_on", [](auto& r, auto& n, auto v) { r.fail_on = audit::parse_fail_on(comma_list(n, v)); }},
+      {"sarif", [](auto& r, auto& n, auto v) { r.options.sarif = option_value<fs::path>(n, v, "a path"); }},
+      {"junit", [](auto& r, auto& n, auto v) { r.options.junit = option_value<fs::path>(n, v, "a path"); }},
   };
   return setters;
 }
@@ -217,7 +219,7 @@ void define_module(py::module_& m) {
   m.def("audit", &audit_batch, py::arg("paths"), py::arg("problem"), py::arg("device") = "auto",
         "`kaudit audit PATHS --problem PROBLEM --device DEVICE`: the verdict documents (verdict.json) in the "
         "order of PATHS. Options are kaudit audit's flags without dashes, _ for -: output, jobs, gpus, python, "
-        "trials, shapes, force, no_trace, quiet, heartbeat, min_free_gib, min_free_memory_gib, max_tasks, unsafe_no_sandbox, fail_on (raise kaudit.AuditFailed "
+        "trials, shapes, force, no_trace, quiet, heartbeat, min_free_gib, min_free_memory_gib, max_tasks, unsafe_no_sandbox, sarif, junit, fail_on (raise kaudit.AuditFailed "
         "when an outcome is in it).");
   m.def(
       "explain", [](const std::string& id) { return audit::explain(id); }, py::arg("id"),

@@ -28,22 +28,26 @@ struct Outcome {
 // `on_message` returns < 0 to stop, 0 to keep the deadline, > 0 for a new
 // timeout in seconds from now. The time the handler takes (the runner's own
 // work, waiting for the device) moves a kept deadline on: it is not the
-// child's. `stop_now`, asked about once a second while the child is silent,
-// ends the run before its deadline when it says so (the process group is
-// killed then too).
+// child's. `stop_now`, asked about once a second (whether the child is
+// silent or talking), ends the run before its deadline when it says so (the
+// process group is killed then too).
 template <typename Handler, typename Watch>
 Outcome drive(Child& child, Speaker speaker, double first_timeout_s, Handler&& on_message, Watch&& stop_now) {
   Outcome out;
   auto deadline = clock_type::now() + std::chrono::milliseconds(static_cast<long long>(first_timeout_s * 1e3));
+  auto next_watch = clock_type::now() + std::chrono::seconds(1);
   for (;;) {
-    const auto look = std::min(deadline, clock_type::now() + std::chrono::seconds(1));
-    ChannelEvent ev = child.next(look);
-    if (ev.kind == ChannelEvent::timeout && look < deadline) {
-      if (!stop_now()) continue;
-      out.stopped = true;
-      child.kill_group();
-      return out;
+    if (clock_type::now() >= next_watch) {
+      next_watch = clock_type::now() + std::chrono::seconds(1);
+      if (stop_now()) {
+        out.stopped = true;
+        child.kill_group();
+        return out;
+      }
     }
+    const auto look = std::min(deadline, next_watch);
+    ChannelEvent ev = child.next(look);
+    if (ev.kind == ChannelEvent::timeout && look < deadline) continue;
     if (ev.kind == ChannelEvent::timeout) {
       out.timed_out = true;
       child.kill_group();

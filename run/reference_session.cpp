@@ -119,6 +119,12 @@ double ReferenceSession::on_probe(const json& m) {
 }
 
 std::string ReferenceSession::failure_reason(bool timed_out) {
+  if (inputs_over_budget_) {
+    char budget[32];
+    std::snprintf(budget, sizeof budget, "%g", plan_.setup_s);
+    return std::string("the reference did not finish generating inputs within the set-up budget of ") + budget +
+           " s (--setup-timeout): too slow for this device";
+  }
   if (timed_out) return "the reference timed out while generating inputs";
   if (error_.is_object())
     return "the reference failed: " + error_.value("type", std::string()) + ": " + error_.value("message", std::string());
@@ -136,7 +142,13 @@ bool ReferenceSession::prepare() {
     turn_ = device_.take(DeviceTurns::Kind::shared);
     since = clock_type::now();
     child_->send_line("go");
-    out = drive(*child_, Speaker::reference, plan_.phase_s, handler);
+    // Each step has the step limit, and the whole the set-up budget: a
+    // reference too slow for this device ends the run rather than holding
+    // the batch for as many steps as it has cases.
+    out = drive(*child_, Speaker::reference, plan_.phase_s, handler, [&] {
+      return std::chrono::duration<double>(clock_type::now() - since).count() > plan_.setup_s;
+    });
+    inputs_over_budget_ = out.stopped;
     turn_.release();
     result_.add_phase("reference", {{"phase", "inputs"}}, since);
   }

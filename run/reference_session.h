@@ -72,6 +72,7 @@ class ReferenceSession {
   std::map<std::string, std::string> input_digests_;
   nlohmann::json error_;
   bool have_shapes_ = false, generated_ = false, checked_ = false;
+  bool inputs_over_budget_ = false;  // the input generation outlasted the set-up budget
 };
 
 }  // namespace kaudit::run

@@ -117,6 +117,13 @@ with tempfile.TemporaryDirectory() as tmp:
                for key in ("solutions__cache_identity", "solutions__clean")]
     check(verdicts == written, "audit's verdicts differ from the command's verdict.json files")
     check([v["submission"] for v in verdicts] == subs, "audit's verdicts are not in the order given")
+    # The CI outputs, as the command's --sarif and --junit write them.
+    kaudit.audit(subs, lin, device="none", output=tmp + "/py", quiet=True,
+                 sarif=tmp + "/py.sarif", junit=tmp + "/py.xml")
+    sarif = json.load(open(tmp + "/py.sarif"))
+    check(sarif.get("version") == "2.1.0" and sarif["runs"][0]["results"], "audit(sarif=...) wrote no SARIF results")
+    junit = open(tmp + "/py.xml").read()
+    check(junit.count("<testcase ") == len(subs), "audit(junit=...) did not write one testcase per submission")
     e = raises(kaudit.AuditFailed, lambda: kaudit.audit(subs, lin, device="none", output=tmp + "/py",
                                                         quiet=True, fail_on=["not-run"]))
     check(e is None or e.verdicts == verdicts, "AuditFailed.verdicts")

@@ -328,6 +328,33 @@ TEST(RunnerCpu, ProcessesBeyondTheTaskLimitAreRefused) {
   EXPECT_GT(std::stoi(m[2]), 0) << err;
 }
 
+// A reference too slow for the device: each case comes well within the
+// step limit, but all of them together would take minutes. The input
+// generation as a whole gets the set-up budget, and the run says so, rather
+// than the audit waiting out every case (the kda_chunked reference on a CPU
+// held the README's main command for 236 s this way).
+TEST(RunnerCpu, ReferenceInputsThatOutlastTheSetupBudgetEndTheRun) {
+  SKIP_WITHOUT_TORCH();
+  std::ifstream in(kTests / "problems" / "linear_relu" / "reference.py");
+  std::string reference((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  reference = std::regex_replace(reference, std::regex("def get_inputs\\(\\):\n"),
+                                 "def get_inputs():\n    import time\n    time.sleep(1.0)\n");
+  const fs::path problem = problem_variant("linear_relu", "slow_inputs", {{"reference.py", reference}});
+  auto o = options("linear_relu", "clean.py");
+  o.problem = problem;
+  o.setup_timeout_s = 6;
+  o.phase_timeout_s = 4;
+  const json r = kaudit::run::run_submission(o);
+  ASSERT_EQ(r["result"], "error") << describe(r);
+  EXPECT_NE(r["error"]["reason"].get<std::string>().find("within the set-up budget of 6 s"), std::string::npos)
+      << describe(r);
+  double inputs_s = -1;
+  for (const auto& p : r["phases"])
+    if (p["phase"] == "inputs" && p["process"] == "reference") inputs_s = p["seconds"].get<double>();
+  EXPECT_GT(inputs_s, 5.0) << r["phases"];
+  EXPECT_LT(inputs_s, 12.0) << r["phases"];  // without the budget: one second per case, 20 cases and more
+}
+
 TEST(RunnerCpu, KernelBenchFormatRunsUnchanged) {
   SKIP_WITHOUT_TORCH();
   auto o = options("kb_softplus", "kb_softplus_clean.py");
@@ -414,11 +441,11 @@ TEST(RunnerCpu, ForgedTimesAreCaughtByTheRunnersClock) {
 }
 
 // Processes outside the run that keep every core busy while they live (one
-// more than there are cores), as other tests of a parallel ctest do.
+// a core), as other tests of a parallel ctest do.
 class CpuHogs {
  public:
   CpuHogs() {
-    for (int k = 0; k <= kaudit::run::usable_cores(); ++k) {
+    for (int k = 0; k < kaudit::run::usable_cores(); ++k) {
       const pid_t p = fork();
       if (p == 0)
         for (;;) {
