@@ -63,8 +63,11 @@ double ReferenceSession::on_message(const json& m) {
   }
   if (ev == "probe_shape" || ev == "probe_skipped") return on_probe(m);
   if (ev == "turn") {
-    // A yield point between seeds or expected outputs: a run waiting to time goes first.
+    // A yield point between seeds or expected outputs: a run waiting to time
+    // goes first (time that is not the reference's own).
+    const auto waiting = clock_type::now();
     device_.yield_to_timing(turn_);
+    waited_for_device_s_ += std::chrono::duration<double>(clock_type::now() - waiting).count();
     child_->send_line("go");
     return 0;
   }
@@ -142,11 +145,13 @@ bool ReferenceSession::prepare() {
     turn_ = device_.take(DeviceTurns::Kind::shared);
     since = clock_type::now();
     child_->send_line("go");
-    // Each step has the step limit, and the whole the set-up budget: a
-    // reference too slow for this device ends the run rather than holding
-    // the batch for as many steps as it has cases.
+    // Each step has the step limit, and the whole the set-up budget (less
+    // the time it gave way to runs that time): a reference too slow for this
+    // device ends the run rather than holding the batch for as many steps
+    // as it has cases.
+    waited_for_device_s_ = 0;
     out = drive(*child_, Speaker::reference, plan_.phase_s, handler, [&] {
-      return std::chrono::duration<double>(clock_type::now() - since).count() > plan_.setup_s;
+      return std::chrono::duration<double>(clock_type::now() - since).count() - waited_for_device_s_ > plan_.setup_s;
     });
     inputs_over_budget_ = out.stopped;
     turn_.release();

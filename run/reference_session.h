@@ -73,6 +73,7 @@ class ReferenceSession {
   nlohmann::json error_;
   bool have_shapes_ = false, generated_ = false, checked_ = false;
   bool inputs_over_budget_ = false;  // the input generation outlasted the set-up budget
+  double waited_for_device_s_ = 0;   // of it, given way to runs that time
 };
 
 }  // namespace kaudit::run
