@@ -7,6 +7,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #ifdef KAUDIT_HAVE_SECCOMP
@@ -102,8 +103,27 @@ std::string SyscallFilter::description() const {
   return "seccomp filter: refuses " + names + "; 32-bit system calls end the process";
 }
 
+namespace {
+
+// The filter, where a forked process can load it (a kernel or a sandbox of
+// kaudit's own may refuse seccomp).
+SyscallFilter build_and_try() {
+  SyscallFilter f = build();
+  if (!f.available()) return f;
+  const pid_t pid = fork();
+  if (pid == 0) _exit(load_syscall_filter(f) ? 0 : 1);
+  int status = 0;
+  if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    f.program.clear();
+    f.why_not = "this kernel refused to load the seccomp filter";
+  }
+  return f;
+}
+
+}  // namespace
+
 const SyscallFilter& syscall_filter() {
-  static const SyscallFilter filter = build();
+  static const SyscallFilter filter = build_and_try();
   return filter;
 }
 

@@ -1,6 +1,8 @@
 #include "run/task_limit.h"
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -85,11 +87,21 @@ TaskLimitSupport find_parent() {
   return s;
 }
 
+// A trial cgroup that a forked process joins, as a child of a run will.
 TaskLimitSupport probe() {
   TaskLimitSupport s = find_parent();
   if (!s.available) return s;
   try {
     const TaskLimit trial(s, 16);
+    const std::string join = trial.join_file();
+    const pid_t pid = fork();
+    if (pid == 0) {
+      const int fd = open(join.c_str(), O_WRONLY | O_CLOEXEC);
+      _exit(fd >= 0 && write(fd, "0", 1) == 1 ? 0 : 1);
+    }
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+      throw std::runtime_error("a process cannot join a cgroup made at " + s.parent.string());
   } catch (const std::exception& e) {
     s.available = false;
     s.why_not = e.what();

@@ -1,0 +1,34 @@
+#!/usr/bin/env python3
+"""tests/gpu/corpus_throughput.py on a batch made here: only the runs written
+during the call count, and the figures follow from them (no GPU needed)."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus_throughput.py")
+with tempfile.TemporaryDirectory() as batch:
+    since, until = 1_000_000.0, 1_000_360.0  # a call of 6 minutes
+    for name, written, seconds, wait in [("a", 1_000_100, 40.0, 5.0), ("b", 1_000_300, 60.0, 15.0),
+                                         ("c", 999_000, 10.0, 1.0)]:  # c: an earlier call's
+        os.mkdir(os.path.join(batch, name))
+        path = os.path.join(batch, name, "run.json")
+        with open(path, "w") as f:
+            json.dump({"seconds": seconds, "device_wait_seconds": wait}, f)
+        os.utime(path, (written, written))
+    os.mkdir(os.path.join(batch, "unfinished"))  # no run.json
+    util = os.path.join(batch, "util.csv")
+    with open(util, "w") as f:
+        f.write("2026/12/04 10:00:00.000, 0, 100\n2026/12/04 10:00:01.000, 0, 50\n"
+                "2026/12/04 10:00:02.000, 0, [N/A]\n2026/12/04 10:00:03.000, 0, 0\n")
+    got = json.loads(subprocess.run([sys.executable, script, batch, "--since", str(since), "--until", str(until),
+                                     "--gpu-util", util], check=True, capture_output=True, text=True).stdout)
+    want = {"runs_finished": 2, "wall_s": 360.0, "gpus": 1, "submissions_per_gpu_hour": 20.0,
+            "median_run_s": 50.0, "median_device_wait_s": 10.0, "gpu_busy_share": 0.5, "gpu_util_samples": 3}
+    if got != want:
+        sys.exit(f"FAIL: {got} != {want}")
+    bad = subprocess.run([sys.executable, script, batch, "--since", "5", "--until", "5"], capture_output=True, text=True)
+    if bad.returncode != 2 or "--until must be after --since" not in bad.stderr:
+        sys.exit(f"FAIL: an empty call was not refused: {bad.returncode} {bad.stderr}")
+print("corpus_throughput: ok")
