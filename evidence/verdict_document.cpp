@@ -44,8 +44,7 @@ rules::RunFacts run_facts(const json& run) {
                                ? ops["incomplete"].get<std::string>()
                                : std::string("the record says it is incomplete");
   const json& iso = run.contains("isolation") ? run["isolation"] : json();
-  if (iso.is_object() && iso.value("sandboxed", true) == false)
-    facts.isolation_weakness = iso.value("weakness", std::string("the submission ran as kaudit's own user"));
+  facts.isolation_weakness = rules::isolation_caveat(iso);
   if (run.contains("infrastructure") && run["infrastructure"].is_object())
     facts.infrastructure = run["infrastructure"].value("cause", std::string("the environment"));
   return facts;

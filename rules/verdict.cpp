@@ -5,6 +5,17 @@
 #include <stdexcept>
 
 namespace kaudit::rules {
+
+std::optional<std::string> isolation_caveat(const nlohmann::json& isolation) {
+  if (!isolation.is_object()) return std::nullopt;
+  const auto weakness = isolation.contains("weakness") && isolation["weakness"].is_string()
+                            ? isolation["weakness"].get<std::string>()
+                            : std::string();
+  if (isolation.value("sandboxed", true) == false)
+    return "reached without the sandbox: " + (weakness.empty() ? "the submission ran as kaudit's own user" : weakness);
+  if (!weakness.empty()) return "reached in the sandbox without every protection: " + weakness;
+  return std::nullopt;
+}
 namespace {
 
 bool decides(const Finding& f) {
@@ -94,8 +105,7 @@ Verdict decide_verdict(const VerdictInput& input, const VerdictPolicy& policy) {
 
   evidence_gap = evidence_gap || unchecked.has_value();
   v.integrity = integrity_of(v.deciding, completed_run, evidence_gap, input.run.has_value());
-  if (input.run && input.run->isolation_weakness)
-    v.caveats.push_back("reached without the sandbox: " + *input.run->isolation_weakness);
+  if (input.run && input.run->isolation_weakness) v.caveats.push_back(*input.run->isolation_weakness);
   if (v.integrity == "unverified" && evidence_gap)
     v.integrity_reason = input.run->trace_incomplete ? input.run->trace_incomplete : unchecked;
   if (v.integrity == "unverified" && input.run && input.run->infrastructure)

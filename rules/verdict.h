@@ -19,13 +19,20 @@
 
 namespace kaudit::rules {
 
+// The caveat a run.json's `isolation` puts on a verdict: reached without the
+// sandbox, or in it without a protection this machine could not give (the
+// syscall filter, the task limit); none when every protection held or the
+// run has no isolation record.
+std::optional<std::string> isolation_caveat(const nlohmann::json& isolation);
+
 // What a run contributes to a verdict.
 struct RunFacts {
   std::string result;               // correct | incorrect | error
   nlohmann::json error;             // the run's error object ({phase, reason, ...}) or null
   std::vector<Finding> findings;    // trace, probe and timing findings
   std::optional<std::string> trace_incomplete;  // a completed run whose trace lacks calls
-  std::optional<std::string> isolation_weakness;  // the run was not sandboxed: what that left open
+  // The caveat the run's isolation puts on the verdict (isolation_caveat).
+  std::optional<std::string> isolation_weakness;
   // The run failed for the machine, not the submission (a full disk...): the
   // result is infrastructure-error and nothing vouches for the submission.
   std::optional<std::string> infrastructure;

@@ -70,8 +70,7 @@ rules::RunFacts RunResult::facts() const {
     f.ops_incomplete = "the run document has no record of them";
   else if (!aten_ops->value("complete", false))
     f.ops_incomplete = aten_ops->value("incomplete", std::string("the record says it is incomplete"));
-  if (isolation.is_object() && !isolation.value("sandboxed", false))
-    f.isolation_weakness = isolation.value("weakness", std::string("the submission ran as kaudit's own user"));
+  f.isolation_weakness = rules::isolation_caveat(isolation);
   return f;
 }
 

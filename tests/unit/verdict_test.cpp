@@ -49,6 +49,25 @@ TEST(Verdict, CleanNeedsACompletedRun) {
   EXPECT_EQ(v["result_reason"]["reason"], "segfault");
 }
 
+// A verdict says what isolation its run lacked: the sandbox, or a protection
+// of it this machine could not give; a run with every protection has no caveat.
+TEST(Verdict, WeakerIsolationIsACaveat) {
+  const json a = analysis({});
+  json r = run("correct", {});
+  r["isolation"] = {{"sandboxed", true}, {"protections", json::array({"user namespace"})}};
+  EXPECT_FALSE(decide(&a, &r).contains("caveats") && !decide(&a, &r)["caveats"].empty()) << decide(&a, &r);
+  r["isolation"]["weakness"] = "no syscall filter: this kernel refused to load the seccomp filter";
+  json v = decide(&a, &r);
+  ASSERT_EQ(v["caveats"].size(), 1u) << v;
+  EXPECT_EQ(v["caveats"][0], "reached in the sandbox without every protection: no syscall filter: this kernel "
+                             "refused to load the seccomp filter");
+  EXPECT_EQ(v["integrity"], "clean");  // a caveat, not a finding
+  r["isolation"] = {{"sandboxed", false}, {"protections", json::array()}};
+  v = decide(&a, &r);
+  ASSERT_EQ(v["caveats"].size(), 1u) << v;
+  EXPECT_EQ(v["caveats"][0], "reached without the sandbox: the submission ran as kaudit's own user");
+}
+
 // A run that failed for the machine (audit/environment.h) is apart from the
 // submission's result, never clean, and static evidence still decides.
 TEST(Verdict, InfrastructureErrorIsApartFromTheSubmissionsResult) {
