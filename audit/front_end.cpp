@@ -38,6 +38,7 @@ void check_audit_options(const AuditOptions& o) {
   check_range("--min-free-gib", o.min_free_gib, 0.0, 1e6);
   if (o.min_free_memory_gib >= 0) check_range("--min-free-memory-gib", o.min_free_memory_gib, 0.0, 1e6);
   check_range("--heartbeat", o.heartbeat_s, 0.0, 86400.0);
+  check_range("--max-tasks", o.max_tasks, 16L, 1L << 22);
 }
 
 std::vector<json> batch_verdicts(const fs::path& out_dir, const json& summary) {

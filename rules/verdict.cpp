@@ -16,6 +16,7 @@ std::optional<std::string> isolation_caveat(const nlohmann::json& isolation) {
   if (!weakness.empty()) return "reached in the sandbox without every protection: " + weakness;
   return std::nullopt;
 }
+
 namespace {
 
 bool decides(const Finding& f) {

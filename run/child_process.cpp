@@ -58,15 +58,6 @@ void place_fd(int fd, int target) {
   }
 }
 
-// In the child: moves it into the cgroup whose cgroup.procs is `procs`.
-bool join(const char* procs) {
-  const int fd = open(procs, O_WRONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  const bool ok = write(fd, "0", 1) == 1;
-  close(fd);
-  return ok;
-}
-
 // In the child, before exec: loads `filter` into it, or writes the
 // filter's program into a memory file at kSyscallFilterFd for bubblewrap.
 // System calls only (the child of a threaded process may not allocate).
@@ -170,10 +161,10 @@ Child::Child(const ChildSpec& spec) {
     }
     throw ChildrenInterrupted();
   }
-  const char* join_cgroup = nullptr;
+  const char* cgroup = nullptr;  // its cgroup.procs, for the child to join
   if (spec.max_tasks > 0 && task_limit_support().available) {
     task_limit_ = std::make_unique<TaskLimit>(task_limit_support(), spec.max_tasks);
-    join_cgroup = task_limit_->join_file().c_str();
+    cgroup = task_limit_->join_file().c_str();
   }
   // Without the wake pipe, waits end at their deadlines instead.
   if (reg.wake[0] < 0 && pipe2(reg.wake, O_CLOEXEC) != 0) reg.wake[0] = reg.wake[1] = -1;
@@ -201,7 +192,7 @@ Child::Child(const ChildSpec& spec) {
     place_fd(fds[2], 2);
     place_fd(fds[3], kChannelFd);
     raise_oom_score();
-    if (join_cgroup && !join(join_cgroup)) {
+    if (cgroup && !join_cgroup(cgroup)) {
       const char msg[] = "kaudit: could not join the run's cgroup\n";
       (void)!write(2, msg, sizeof msg - 1);
       _exit(123);

@@ -93,12 +93,9 @@ TaskLimitSupport probe() {
   if (!s.available) return s;
   try {
     const TaskLimit trial(s, 16);
-    const std::string join = trial.join_file();
+    const char* join = trial.join_file().c_str();
     const pid_t pid = fork();
-    if (pid == 0) {
-      const int fd = open(join.c_str(), O_WRONLY | O_CLOEXEC);
-      _exit(fd >= 0 && write(fd, "0", 1) == 1 ? 0 : 1);
-    }
+    if (pid == 0) _exit(join_cgroup(join) ? 0 : 1);
     int status = 0;
     if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
       throw std::runtime_error("a process cannot join a cgroup made at " + s.parent.string());
@@ -112,6 +109,14 @@ TaskLimitSupport probe() {
 std::atomic<unsigned> next_id{0};
 
 }  // namespace
+
+bool join_cgroup(const char* join_file) {
+  const int fd = open(join_file, O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const bool ok = write(fd, "0", 1) == 1;
+  close(fd);
+  return ok;
+}
 
 const TaskLimitSupport& task_limit_support() {
   static const TaskLimitSupport support = probe();

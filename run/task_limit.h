@@ -20,6 +20,10 @@ struct TaskLimitSupport {
 // Found out once per process (it makes and removes one cgroup to be sure).
 const TaskLimitSupport& task_limit_support();
 
+// Moves the calling process into the cgroup whose cgroup.procs is `join_file`
+// (TaskLimit::join_file). Only system calls: a forked child calls it before exec.
+bool join_cgroup(const char* join_file);
+
 // One child's cgroup: made with the limit, ended (every task in it killed)
 // and removed when destroyed.
 class TaskLimit {

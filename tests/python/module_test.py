@@ -100,6 +100,7 @@ e = raises(TypeError, lambda: kaudit.audit([sub], lin, device="none", jobz=2))
 check(e is None or "jobz" in str(e), "an unknown option: %s" % e)
 e = raises(TypeError, lambda: kaudit.audit([sub], lin, device="none", jobs="2"))
 for args, flags in (({"jobs": 0}, ["--jobs", "0"]), ({"trials": 0}, ["--trials", "0"]),
+                    ({"max_tasks": 0}, ["--max-tasks", "0"]),
                     ({"fail_on": "cheat,bogus"}, ["--fail-on", "cheat,bogus"])):
     e = raises(kaudit.UsageError, lambda: kaudit.audit([sub], lin, device="none", **args))
     got = cli("audit", "--device", "none", "--problem", lin, sub, *flags)

@@ -58,6 +58,12 @@ std::vector<std::string> processes_with_marker(const std::string& marker) {
   return found;
 }
 
+// The text of tests/runner/problems/BASE/FILE.
+std::string problem_file(const std::string& base, const std::string& file) {
+  std::ifstream in(kTests / "problems" / base / file);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
 // A problem folder made for one test: the files of tests/runner/problems/BASE
 // copied to a fresh folder, then `files` (name -> text) written over them.
 fs::path problem_variant(const std::string& base, const std::string& name,
@@ -335,10 +341,10 @@ TEST(RunnerCpu, ProcessesBeyondTheTaskLimitAreRefused) {
 // held the README's main command for 236 s this way).
 TEST(RunnerCpu, ReferenceInputsThatOutlastTheSetupBudgetEndTheRun) {
   SKIP_WITHOUT_TORCH();
-  std::ifstream in(kTests / "problems" / "linear_relu" / "reference.py");
-  std::string reference((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  reference = std::regex_replace(reference, std::regex("def get_inputs\\(\\):\n"),
-                                 "def get_inputs():\n    import time\n    time.sleep(1.0)\n");
+  const std::string reference = std::regex_replace(problem_file("linear_relu", "reference.py"),
+                                                   std::regex("def get_inputs\\(\\):\n"),
+                                                   "def get_inputs():\n    import time\n    time.sleep(1.0)\n");
+  ASSERT_NE(reference.find("time.sleep(1.0)"), std::string::npos) << reference;
   const fs::path problem = problem_variant("linear_relu", "slow_inputs", {{"reference.py", reference}});
   auto o = options("linear_relu", "clean.py");
   o.problem = problem;
@@ -351,8 +357,7 @@ TEST(RunnerCpu, ReferenceInputsThatOutlastTheSetupBudgetEndTheRun) {
   double inputs_s = -1;
   for (const auto& p : r["phases"])
     if (p["phase"] == "inputs" && p["process"] == "reference") inputs_s = p["seconds"].get<double>();
-  EXPECT_GT(inputs_s, 5.0) << r["phases"];
-  EXPECT_LT(inputs_s, 12.0) << r["phases"];  // without the budget: one second per case, 20 cases and more
+  EXPECT_GT(inputs_s, 5.0) << r["phases"];  // stopped by the budget (the reason), not before it
 }
 
 TEST(RunnerCpu, KernelBenchFormatRunsUnchanged) {
@@ -539,9 +544,7 @@ TEST(RunnerCpu, ChangedProblemFileIsFound) {
     if (f["path"] == "shapes.py") changed = f["status"] == "changed";
   EXPECT_TRUE(changed) << r["problem_files"].dump();
   // The original problem folder is untouched.
-  std::ifstream in(kTests / "problems/linear_relu/shapes.py");
-  std::string text((std::istreambuf_iterator<char>(in)), {});
-  EXPECT_EQ(text.find("SHAPES[:1]"), std::string::npos);
+  EXPECT_EQ(problem_file("linear_relu", "shapes.py").find("SHAPES[:1]"), std::string::npos);
 }
 
 TEST(RunnerCpu, CrashIsAnErrorWithTheSignal) {
@@ -682,9 +685,7 @@ TEST(RunnerCpu, SubclassOutputAndMegabytesOfOutput) {
 TEST(RunnerCpu, UpstreamPerDtypeToleranceIsApplied) {
   SKIP_WITHOUT_TORCH();
   // linear_relu's problem.yaml with the tolerance as upstream's 05_topk_bitonic writes it.
-  std::ifstream in(kTests / "problems" / "linear_relu" / "problem.yaml");
-  std::string yaml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  yaml = std::regex_replace(yaml, std::regex("tolerance:\n  atol: [0-9.]+\n  rtol: [0-9.]+\n"),
+  const std::string yaml = std::regex_replace(problem_file("linear_relu", "problem.yaml"), std::regex("tolerance:\n  atol: [0-9.]+\n  rtol: [0-9.]+\n"),
                             "tolerance:\n  float32: 1.0e-4\n");
   ASSERT_NE(yaml.find("float32: 1.0e-4"), std::string::npos) << yaml;
   const fs::path problem = problem_variant("linear_relu", "upstream_tol", {{"problem.yaml", yaml}});

@@ -5,7 +5,6 @@
 
 #include <gtest/gtest.h>
 
-#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -18,14 +17,9 @@ namespace {
 
 // Forks a child that joins `limit`'s cgroup, then runs `body` and exits with its code.
 pid_t in_cgroup(const kaudit::run::TaskLimit& limit, int (*body)(int), int arg) {
-  const std::string join = limit.join_file();
+  const char* join = limit.join_file().c_str();
   const pid_t pid = fork();
-  if (pid == 0) {
-    const int fd = open(join.c_str(), O_WRONLY);
-    if (fd < 0 || write(fd, "0", 1) != 1) _exit(100);
-    close(fd);
-    _exit(body(arg));
-  }
+  if (pid == 0) _exit(kaudit::run::join_cgroup(join) ? body(arg) : 100);
   return pid;
 }
 
