@@ -1,5 +1,7 @@
 #include "evidence/json_file.h"
 
+#include "rules/utf8.h"
+
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -33,7 +35,7 @@ JsonDocument read_json_document(const fs::path& path) {
 }
 
 void write_json_file(const fs::path& path, const nlohmann::json& doc) {
-  write_text_file(path, doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  write_text_file(path, rules::json_text(doc, 2) + "\n");
 }
 
 void write_text_file(const fs::path& path, const std::string& text) {

@@ -2,6 +2,7 @@
 
 #include "evidence/json_file.h"
 #include "evidence/schemas.h"
+#include "rules/utf8.h"
 
 #include <stdexcept>
 
@@ -15,7 +16,7 @@ std::vector<rules::Finding> analysis_findings(const json& doc) {
   };
   if (doc.contains("schema")) {
     if (doc.at("schema") != kAnalysisSchema)
-      throw std::runtime_error("analysis document has schema " + doc.at("schema").dump() + ", want " +
+      throw std::runtime_error("analysis document has schema " + rules::json_text(doc.at("schema")) + ", want " +
                                kAnalysisSchema);
     for (const auto& file : doc.at("files")) take(file);
   } else {

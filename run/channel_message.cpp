@@ -1,5 +1,7 @@
 #include "run/channel_message.h"
 
+#include "rules/utf8.h"
+
 #include <map>
 #include <vector>
 
@@ -140,7 +142,7 @@ std::string malformed_message(const json& m, Speaker speaker) {
   const Schema& own = speaker == Speaker::reference ? reference_events() : submission_events();
   auto it = own.find(ev);
   if (it == own.end()) it = common_events().find(ev);
-  if (it == common_events().end()) return "unknown event '" + ev.substr(0, 40) + "'";
+  if (it == common_events().end()) return "unknown event '" + rules::cut_utf8(ev, 40) + "'";
   for (const auto& f : it->second) {
     if (!m.contains(f.name)) {
       if (f.required) return ev + ": no field '" + f.name + "'";

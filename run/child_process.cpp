@@ -1,6 +1,7 @@
 #include "run/child_process.h"
 
 #include "run/machine_load.h"
+#include "rules/utf8.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -281,7 +282,7 @@ void Child::drain(int timeout_ms, bool until_closed) {
       }
       chan_buf_.erase(0, start);
       if (chan_buf_.size() > kMaxLine && chan_buf_[0] != kOversized) {
-        lines_.push_back(std::string(1, kOversized) + chan_buf_.substr(0, 200));
+        lines_.push_back(std::string(1, kOversized) + rules::cut_utf8(chan_buf_, 200));
         chan_buf_.assign(1, kOversized);
       } else if (!chan_buf_.empty() && chan_buf_[0] == kOversized) {
         chan_buf_.assign(1, kOversized);
@@ -313,7 +314,7 @@ ChannelEvent Child::next(std::chrono::steady_clock::time_point deadline) {
       } catch (const nlohmann::json::exception&) {
         ev.kind = ChannelEvent::bad_message;
       }
-      if (ev.kind == ChannelEvent::bad_message) ev.text = line.substr(0, 200);
+      if (ev.kind == ChannelEvent::bad_message) ev.text = rules::cut_utf8(line, 200);
       return ev;
     }
     if (!chan_open_) return {ChannelEvent::closed, {}, {}};

@@ -3,6 +3,7 @@
 #include "run/channel.h"
 #include "run/compare.h"
 #include "run/launch.h"
+#include "rules/utf8.h"
 
 #include <fstream>
 #include <random>
@@ -29,7 +30,7 @@ void ReferenceSession::write_config() const {
               {"shape_selection", plan_.options.shapes},
               {"cases", plan_.cases_json()},
               {"probes", probe_request(plan_.options, rng)}};
-  std::ofstream(ws_.private_dir() / "reference.json") << cfg.dump();
+  std::ofstream(ws_.private_dir() / "reference.json") << rules::json_text(cfg);
 }
 
 void ReferenceSession::start() {
@@ -169,7 +170,7 @@ std::map<std::string, json> ReferenceSession::expected_outputs(const json& jobs)
     return {};
   }
   const fs::path check_cfg = ws_.private_dir() / "check.json";
-  std::ofstream(check_cfg) << json{{"jobs", jobs}}.dump();
+  std::ofstream(check_cfg) << rules::json_text(json{{"jobs", jobs}});
   Outcome out;
   turn_ = device_.take(DeviceTurns::Kind::shared);
   const auto since = clock_type::now();

@@ -1,6 +1,7 @@
 #include "run/trace_summary.h"
 
 #include "run/probe_findings.h"
+#include "rules/utf8.h"
 
 #ifdef KAUDIT_HAVE_TRACE_MODEL
 #include "tracer/call_summary.h"
@@ -87,7 +88,7 @@ void library_findings(const tracer::Process& proc, const ProcessIndex& index, co
     Hit& h = hits[lib.name];
     ++h.count;
     h.ns += k.duration();
-    if (h.example.empty()) h.example = name.substr(0, 120);
+    if (h.example.empty()) h.example = rules::cut_utf8(name, 120);
   }
   for (const auto& [lib, h] : hits) {
     const int share = timed_ns ? static_cast<int>(100.0 * h.ns / timed_ns + 0.5) : 0;
@@ -195,8 +196,8 @@ tracer::Trace trace_for_export(const tracer::Trace& trace) {
 void export_trace(const tracer::Trace& whole, const tracer::Families& families, const std::filesystem::path& dir) {
   std::filesystem::create_directories(dir);
   const tracer::Trace trace = trace_for_export(whole);
-  std::ofstream(dir / "trace.json") << tracer::to_json(trace, &families).dump() << "\n";
-  std::ofstream(dir / "trace.chrome.json") << tracer::chrome_trace(trace, families).dump() << "\n";
+  std::ofstream(dir / "trace.json") << rules::json_text(tracer::to_json(trace, &families)) << "\n";
+  std::ofstream(dir / "trace.chrome.json") << rules::json_text(tracer::chrome_trace(trace, families)) << "\n";
 }
 
 }  // namespace

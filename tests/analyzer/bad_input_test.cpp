@@ -48,6 +48,32 @@ TEST(BadInput, InvalidUtf8IsReplacedAndTheRestAnalysed) {
   EXPECT_TRUE(has_at(f, "banned-call", 5));
 }
 
+// Findings quote source (`exec("...")`, a compared size); a quote cut short
+// must not split a character, or the JSON and SARIF writers throw. Every cut
+// offset lands inside a 2-, 3- and 4-byte character for some shift.
+TEST(BadInput, QuotedSourceCutShortStaysValidUtf8) {
+  size_t quoted = 0;
+  for (const std::string ch : {"\xc3\xa9", "\xe4\xb8\xad", "\xf0\x9f\x98\x80"})
+    for (size_t shift = 0; shift < 4; ++shift) {
+      std::string run;
+      for (int i = 0; i < 80; ++i) run += ch;
+      const std::string pad(shift, 'a');
+      const std::string py = "import torch\nexec(\"" + pad + run + "\")\nopen(\"" + pad + run + "\")\n";
+      const std::string cu = "#include <torch/extension.h>\ntorch::Tensor run(torch::Tensor x) {\n  TORCH_CHECK(x /* " +
+                             pad + run + " */ .size(1) == 11008, \"h\");\n  return x;\n}\n";
+      std::vector<analyzer::FileReport> files(2);
+      files[0].path = "quoted.py";
+      files[0].findings = shared_analyzer().analyze_text(files[0].path, py);
+      files[1].path = "quoted.cu";
+      files[1].findings = shared_analyzer().analyze_text(files[1].path, cu);
+      for (const auto& file : files)
+        for (const auto& f : file.findings) quoted += f.message.find(pad + ch) != std::string::npos;
+      EXPECT_NO_THROW((void)analyzer::render_json(files, {"default", ""}).dump()) << "shift " << shift;
+      EXPECT_NO_THROW((void)analyzer::render_sarif(files, {"default", ""}).dump()) << "shift " << shift;
+    }
+  EXPECT_GE(quoted, 12u * 2) << "findings quote the long text (exec, open and the compared size)";
+}
+
 TEST(BadInput, BinaryFileIsReportedNotParsed) {
   std::string bytes = "\x7f" "ELF";
   bytes += std::string(64, '\0');
