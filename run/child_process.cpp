@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -144,6 +145,8 @@ Child::Child(const ChildSpec& spec) {
   make_pipe(err);
   make_pipe(chan);
   make_pipe(in);
+  struct stat chan_stat{};
+  if (fstat(chan[0], &chan_stat) == 0) chan_inode_ = chan_stat.st_ino;
   std::vector<char*> argv, envp;
   for (const auto& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -293,6 +296,20 @@ void Child::drain(int timeout_ms, bool until_closed) {
 
 std::set<int> Child::descendants() const { return descendants_of(pid_); }
 
+Child::ChannelHolder Child::channel_held_by(int pid) const {
+  const std::string proc = "/proc/" + std::to_string(pid);
+  char target[256];
+  const ssize_t n = readlink((proc + "/fd/" + std::to_string(kChannelFd)).c_str(), target, sizeof target - 1);
+  if (n < 0) {
+    const int why = errno;
+    if (access(proc.c_str(), F_OK) != 0) return ChannelHolder::gone;
+    return why == ENOENT ? ChannelHolder::no : ChannelHolder::hidden;
+  }
+  const std::string_view link(target, static_cast<size_t>(n));
+  if (link == "pipe:[" + std::to_string(chan_inode_) + "]") return ChannelHolder::yes;
+  return ChannelHolder::no;
+}
+
 ChannelEvent Child::next(std::chrono::steady_clock::time_point deadline) {
   using clock = std::chrono::steady_clock;
   for (;;) {
@@ -303,7 +320,7 @@ ChannelEvent Child::next(std::chrono::steady_clock::time_point deadline) {
       ChannelEvent ev;
       if (!line.empty() && line[0] == kOversized) {
         ev.kind = ChannelEvent::bad_message;
-        ev.text = "a line over 1 MiB: " + line.substr(1, 80);
+        ev.text = "a line over 1 MiB: " + rules::cut_utf8(line.substr(1), 80);
         return ev;
       }
       try {

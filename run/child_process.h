@@ -100,6 +100,16 @@ class Child {
   // interpreter, and what they started: a compiler during a build), read
   // from /proc; empty when it cannot be read.
   std::set<int> descendants() const;
+  // Whether file descriptor kChannelFd of process `pid` (the child or one of
+  // its descendants, by its id outside any namespace) is this child's
+  // channel, as /proc names it, which that process cannot forge:
+  //   yes: the channel's pipe; no: anything else (another file, the
+  //   descriptor closed); hidden: /proc refuses to show the process's
+  //   descriptors (a process can make itself undumpable); gone: the process
+  //   is no longer there. Where /proc names pipes in another form, every
+  //   answer is `no`: callers check a process they trust first.
+  enum class ChannelHolder { yes, no, hidden, gone };
+  ChannelHolder channel_held_by(int pid) const;
 
  private:
   struct Capture {
@@ -120,6 +130,7 @@ class Child {
   std::unique_ptr<TaskLimit> task_limit_;  // what the child left in its cgroup ends with the Child
   int pid_ = -1;
   int out_fd_ = -1, err_fd_ = -1, chan_fd_ = -1, in_fd_ = -1;
+  unsigned long long chan_inode_ = 0;  // the channel pipe's inode, as /proc/PID/fd names it: pipe:[INODE]
   Capture out_, err_;
   std::string chan_buf_;
   std::vector<std::string> lines_;

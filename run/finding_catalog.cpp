@@ -35,14 +35,19 @@ std::vector<rules::FindingInfo> integrity_findings() {
        "Read submission_process.bad_messages and the finding's message in run.json; search the solution for "
        "writes to file descriptor 3, os.fdopen, json.dumps patches or frame walking.", Source::probe},
       {"harness-tampered", Category::cheat, Confidence::high, 0,
-       "The submission replaced functions the harness relies on.",
+       "The submission replaced functions the harness relies on, or its channel.",
        "Before the solution is imported the harness binds every function it uses (json.dumps, os.write, "
        "time.perf_counter, torch.equal, torch.cuda.Event and its methods, Tensor.clone, copy_, data_ptr, and "
        "the harness's own functions) and afterwards checks that none of them was replaced. The harness keeps "
        "using what it bound, so the replacement changes nothing it measures; replacing them is still an "
-       "attempt to change what the checker sees.",
+       "attempt to change what the checker sees. The runner also reads from /proc which file the harness's "
+       "channel (file descriptor 3) is: the runner's own pipe before the solution is imported, and still it "
+       "after the import, at every timing mode's end and at the end. Another file there (a pipe to a relay "
+       "of the submission's, which can rewrite every line) or descriptors the process hid from /proc is "
+       "tampering too, and the run stops there.",
        "Search the solution for assignments to attributes of json, os, time, torch, torch.cuda or "
-       "torch.Tensor, and for setattr through any route.", Source::probe},
+       "torch.Tensor, for setattr through any route, and for os.dup2, os.close or prctl on file descriptor 3 "
+       "(run.json's submission_process.channel_checks says what the runner saw).", Source::probe},
       {"banned-aten-op", Category::cheat, Confidence::high, 0,
        "An ATen op that the problem bans ran in the submission's calls.",
        "The harness records which ATen ops untimed calls of the submission (one per shape on its first case's "

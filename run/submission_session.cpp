@@ -68,12 +68,18 @@ void SubmissionSession::run(const fs::path& stage_config_path, const std::map<st
 double SubmissionSession::on_message(const json& m) {
   const std::string ev = m["event"];
   if (ev == "hello") {
+    if (said_hello_) return violation("a second 'hello'");
+    said_hello_ = true;
     report_.pid = m["pid"].get<long>();
     std::set<int> run = child_->descendants();
     run.insert(child_->pid());
     harness_process_ = process_with_namespace_pid(static_cast<int>(report_.pid), run);
+    first_channel_check();
+    child_->send_line("go");  // the harness imports the solution only now
     return 0;
   }
+  if ((ev == "ready" || ev == "mode_end" || ev == "done") && !channel_intact())
+    return violation("the harness's channel (file descriptor 3) was no longer the runner's pipe");
   if (ev == "ready") return ready_ ? violation("a second 'ready'") : on_ready();
   if (ev == "phase") return on_phase(m);
   if (ev == "turn") return on_turn();
@@ -124,6 +130,41 @@ double SubmissionSession::violation(const std::string& what) {
   report_.violations.push_back(what + " in " + phase_text());
   violated_ = true;
   return -1;
+}
+
+void SubmissionSession::first_channel_check() {
+  if (!harness_process_) {
+    channel_.unavailable = "the harness's process was not found from the id it gave";
+    return;
+  }
+  channel_.usable = child_->channel_held_by(*harness_process_) == Child::ChannelHolder::yes;
+  if (channel_.usable)
+    ++channel_.checked;
+  else
+    channel_.unavailable = "/proc did not show the runner's pipe as the harness's file descriptor " +
+                           std::to_string(kChannelFd) + " before the solution was imported";
+}
+
+// Whether the harness still writes to the runner's pipe. A submission that
+// put another file at that descriptor (a pipe to a relay of its own, which
+// can rewrite every line) is tampering; so is one that hid its descriptors
+// from /proc after they were shown before its import.
+bool SubmissionSession::channel_intact() {
+  if (!channel_.usable || channel_.replaced) return !channel_.replaced;
+  switch (child_->channel_held_by(*harness_process_)) {
+    case Child::ChannelHolder::yes: ++channel_.checked; return true;
+    case Child::ChannelHolder::gone: return true;  // it ended: its exit is judged on its own
+    case Child::ChannelHolder::no:
+      report_.tampered.push_back("the channel (file descriptor " + std::to_string(kChannelFd) +
+                                 ": another file was put there, whose lines someone else can rewrite)");
+      break;
+    case Child::ChannelHolder::hidden:
+      report_.tampered.push_back("the channel (the harness's process made its file descriptors unreadable, "
+                                 "which hides what its channel is)");
+      break;
+  }
+  channel_.replaced = true;
+  return false;
 }
 
 double SubmissionSession::on_ready() {
@@ -465,6 +506,8 @@ void SubmissionSession::record_process(const ExitStatus& status) {
             {"stdout_tail", tail(child_->stdout_text(), 4000)},
             {"stderr_tail", tail(child_->stderr_text(), 4000)}};
   if (!bad_messages_.empty()) p["bad_messages"] = bad_messages_;
+  p["channel_checks"] = {{"checked", channel_.checked}, {"replaced", channel_.replaced}};
+  if (!channel_.unavailable.empty()) p["channel_checks"]["unavailable"] = channel_.unavailable;
   result_.submission_process = p;
 }
 

@@ -139,8 +139,21 @@ class SubmissionSession {
   // thread's wait for a CPU when the running call started.
   std::optional<int> harness_process_;
   std::optional<double> waited_before_call_ms_;
+  // The channel as /proc shows it in the harness's process: checked once
+  // before the solution is imported (where it must be the runner's pipe, or
+  // the check is unavailable on this machine), then after the import, at
+  // every mode's end and at "done" (run.json submission_process.channel_checks).
+  struct ChannelChecks {
+    bool usable = false;
+    int checked = 0;
+    bool replaced = false;
+    std::string unavailable;  // why the checks could not be made
+  } channel_;
+  void first_channel_check();
+  bool channel_intact();
   std::map<std::pair<int, std::string>, std::set<int>> drawn_;
   std::mt19937_64 rng_{std::random_device{}()};
+  bool said_hello_ = false;
   bool violated_ = false;
 };
 

@@ -9,9 +9,10 @@ line and forwards it to the real channel, dividing the numbers in each
 "timing" message's times_ms by 100. forward computes the right answer every
 call: only the times are forged.
 
-What kaudit must report: never clean and correct. Times that did not come from
-the harness are forged (timing-forged, pending); the channel having been
-replaced under the harness is tampering (harness-tampering, pending).
+What kaudit must report: never clean and correct. The channel having been
+replaced under the harness is tampering (harness-tampered: the runner reads
+from /proc which pipe the harness's descriptor 3 is); times that did not come
+from the harness are forged (timing-forged).
 """
 import json
 import os

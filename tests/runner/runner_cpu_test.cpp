@@ -401,6 +401,28 @@ TEST(RunnerCpu, RiggedGeneratorInTheSubmissionsProcessIsCheckedOnTheSeedsInputs)
   for (const auto& s : clean["timing"][0]["modes"]["bench"]["samples"]) EXPECT_EQ(s["inputs_from"], "file");
 }
 
+// The harness's channel is a pipe the runner made, file descriptor 3 in the
+// harness's process. A submission that puts another pipe there at import
+// (os.dup2) and relays the harness's lines through a process of its own can
+// rewrite any of them; the runner reads which pipe that descriptor is from
+// /proc, which the submission cannot forge, and calls the swap tampering.
+TEST(RunnerCpu, ChannelReplacedUnderTheHarnessIsTampering) {
+  SKIP_WITHOUT_TORCH();
+  auto relay = options("linear_relu", "clean.py");
+  relay.solution = kTests / ".." / "attacks" / "channel_dup_relay.py";  // the attack suite's own
+  const json r = kaudit::run::run_submission(relay);
+  EXPECT_NE(r["result"], "correct") << describe(r);
+  EXPECT_TRUE(ids(r).count("harness-tampered")) << describe(r);
+  const json& checks = r["submission_process"]["channel_checks"];
+  EXPECT_EQ(checks["replaced"], true) << r["submission_process"].dump();
+  const json clean = kaudit::run::run_submission(options("linear_relu", "clean.py"));
+  EXPECT_EQ(clean["result"], "correct") << describe(clean);
+  EXPECT_FALSE(ids(clean).count("harness-tampered")) << describe(clean);
+  EXPECT_EQ(clean["submission_process"]["channel_checks"]["replaced"], false) << clean["submission_process"].dump();
+  EXPECT_GE(clean["submission_process"]["channel_checks"]["checked"].get<int>(), 3)
+      << "after import, at every mode's end and at done";
+}
+
 TEST(RunnerCpu, CacheOnIdentityIsWrongAfterRewrite) {
   SKIP_WITHOUT_TORCH();
   const json r = kaudit::run::run_submission(options("linear_relu", "cache_identity.py"));
