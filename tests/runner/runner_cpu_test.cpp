@@ -44,6 +44,13 @@ RunOptions options(const std::string& problem, const std::string& solution) {
   return o;
 }
 
+// A run of the attack suite's own file (tests/attacks/NAME.py) on linear_relu.
+RunOptions attack(const std::string& name) {
+  RunOptions o = options("linear_relu", "clean.py");
+  o.solution = kTests / ".." / "attacks" / (name + ".py");
+  return o;
+}
+
 // Processes alive (not zombies) whose command line holds `marker`.
 std::vector<std::string> processes_with_marker(const std::string& marker) {
   std::vector<std::string> found;
@@ -379,9 +386,7 @@ TEST(RunnerCpu, KernelBenchFormatRunsUnchanged) {
 // none): samples say `inputs_from: seed`.
 TEST(RunnerCpu, RiggedGeneratorInTheSubmissionsProcessIsCheckedOnTheSeedsInputs) {
   SKIP_WITHOUT_TORCH();
-  auto rigged = options("linear_relu", "clean.py");
-  rigged.solution = kTests / ".." / "attacks" / "samples_rigged_generator.py";  // the attack suite's own
-  const json r = kaudit::run::run_submission(rigged);
+  const json r = kaudit::run::run_submission(attack("samples_rigged_generator"));
   EXPECT_NE(r["result"], "correct") << describe(r);
   EXPECT_FALSE(r["timing"][0]["modes"]["fresh"]["samples_passed"].get<bool>()) << r["timing"].dump().substr(0, 2000);
   const auto got = ids(r);
@@ -408,9 +413,7 @@ TEST(RunnerCpu, RiggedGeneratorInTheSubmissionsProcessIsCheckedOnTheSeedsInputs)
 // /proc, which the submission cannot forge, and calls the swap tampering.
 TEST(RunnerCpu, ChannelReplacedUnderTheHarnessIsTampering) {
   SKIP_WITHOUT_TORCH();
-  auto relay = options("linear_relu", "clean.py");
-  relay.solution = kTests / ".." / "attacks" / "channel_dup_relay.py";  // the attack suite's own
-  const json r = kaudit::run::run_submission(relay);
+  const json r = kaudit::run::run_submission(attack("channel_dup_relay"));
   EXPECT_NE(r["result"], "correct") << describe(r);
   EXPECT_TRUE(ids(r).count("harness-tampered")) << describe(r);
   const json& checks = r["submission_process"]["channel_checks"];
