@@ -42,7 +42,7 @@ std::vector<rules::FindingInfo> integrity_findings() {
        "using what it bound, so the replacement changes nothing it measures; replacing them is still an "
        "attempt to change what the checker sees. The runner also reads from /proc which file the harness's "
        "channel (file descriptor 3) is: the runner's own pipe before the solution is imported, and still it "
-       "after the import, at every timing mode's end and at the end. Another file there (a pipe to a relay "
+       "at every message after. Another file there (a pipe to a relay "
        "of the submission's, which can rewrite every line) or descriptors the process hid from /proc is "
        "tampering too, and the run stops there.",
        "Search the solution for assignments to attributes of json, os, time, torch, torch.cuda or "

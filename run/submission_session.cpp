@@ -78,7 +78,10 @@ double SubmissionSession::on_message(const json& m) {
     child_->send_line("go");  // the harness imports the solution only now
     return 0;
   }
-  if ((ev == "ready" || ev == "mode_end" || ev == "done") && !channel_intact())
+  // Checked at every message: the harness waits for the runner after most of
+  // them (a timed call's report, ready, a turn), so the descriptor is what it
+  // wrote through, not what code running after it put back.
+  if (!channel_intact())
     return violation("the harness's channel (file descriptor 3) was no longer the runner's pipe");
   if (ev == "ready") return ready_ ? violation("a second 'ready'") : on_ready();
   if (ev == "phase") return on_phase(m);

@@ -141,8 +141,8 @@ class SubmissionSession {
   std::optional<double> waited_before_call_ms_;
   // The channel as /proc shows it in the harness's process: checked once
   // before the solution is imported (where it must be the runner's pipe, or
-  // the check is unavailable on this machine), then after the import, at
-  // every mode's end and at "done" (run.json submission_process.channel_checks).
+  // the check is unavailable on this machine), then at every message after
+  // (run.json submission_process.channel_checks).
   struct ChannelChecks {
     bool usable = false;
     int checked = 0;

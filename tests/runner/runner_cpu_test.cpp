@@ -422,8 +422,9 @@ TEST(RunnerCpu, ChannelReplacedUnderTheHarnessIsTampering) {
   EXPECT_EQ(clean["result"], "correct") << describe(clean);
   EXPECT_FALSE(ids(clean).count("harness-tampered")) << describe(clean);
   EXPECT_EQ(clean["submission_process"]["channel_checks"]["replaced"], false) << clean["submission_process"].dump();
-  EXPECT_GE(clean["submission_process"]["channel_checks"]["checked"].get<int>(), 3)
-      << "after import, at every mode's end and at done";
+  // Every message after hello: at least every timed call's report.
+  EXPECT_GE(clean["submission_process"]["channel_checks"]["checked"].get<int>(), 3 * 10)
+      << clean["submission_process"].dump();
 }
 
 TEST(RunnerCpu, CacheOnIdentityIsWrongAfterRewrite) {
