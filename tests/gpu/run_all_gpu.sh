@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One call on the GPU machine, several checks, one file back: runs the steps
 # named in KAUDIT_GPU_STEPS (default "runner corpus"; also "tracer",
-# "tracer-quick", "tracer-overhead", "isolation-cost", "attacks", "input-probes") within KAUDIT_GPU_CALL_S seconds (default 570), then packs
+# "tracer-quick", "tracer-overhead", "isolation-cost", "attacks", "input-probes", "grader-compare") within KAUDIT_GPU_CALL_S seconds (default 570), then packs
 # everything under $OUT into $OUT/all.tgz, because a call brings back 8 files
 # at most. The summary lines go to stdout (the call's output tail).
 #
@@ -45,10 +45,13 @@ for step in ${KAUDIT_GPU_STEPS:-runner corpus}; do
               bash tests/attacks/run_attacks.sh build-gpu/kaudit . >"$OUT/attacks.log" 2>&1
             echo "attacks: exit $? at $(( $(date +%s) - start )) s"
             grep -E "^(PASS|FAIL|KNOWN|SKIP)|attack\(s\)" "$OUT/attacks.log" | cut -c1-220 ;;
+    grader-compare) timeout "$(left)" bash tests/gpu/grader_compare.sh >"$OUT/grader_compare.log" 2>&1
+            echo "grader-compare: exit $? at $(( $(date +%s) - start )) s"
+            tail -4 "$OUT/grader_compare.log" ;;
     isolation-cost) timeout "$(left)" bash tests/gpu/isolation_cost_gpu.sh >"$OUT/isolation_cost.log" 2>&1
             echo "isolation-cost: exit $? at $(( $(date +%s) - start )) s"
             cat "$OUT/isolation_cost.log" | tail -8 ;;
-    *) echo "unknown step $step (tracer, tracer-quick, tracer-overhead, runner, corpus, isolation-cost, attacks, input-probes)" ;;
+    *) echo "unknown step $step (tracer, tracer-quick, tracer-overhead, runner, corpus, isolation-cost, attacks, input-probes, grader-compare)" ;;
   esac
 done
 # Everything back as one file.

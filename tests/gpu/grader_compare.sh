@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Issue 17: a full kaudit audit of one submission (every probe, three timing
+# modes, the trace, in the sandbox) against KernelBench-Hard's own grader on
+# the same file and GPU: check.py, then benchmark.py, run from a copy of the
+# upstream tree (src/ beside problems/NAME/, as upstream lays it out), then
+#
+#   kaudit audit --problem PROBLEM_FOLDER SOLUTION -o DIR
+#
+# on that same upstream problem folder. Three problems, each with the bundled
+# corpus's clean submission for it (same shapes and interface as upstream's).
+#
+#   UPSTREAM=.upstream/kernelbench-hard bash tests/gpu/grader_compare.sh
+#
+# UPSTREAM is a copy of ../shared/upstream/kernelbench-hard carried to the
+# GPU machine (never part of the project: .upstream/ is ignored). Uses the
+# kaudit that tests/gpu/run_runner_gpu.sh built (build-gpu: no analyzer, so
+# the audit's static analysis is absent and only the run is compared).
+# Writes $OUT/grader_compare/summary.json (seconds per step and problem, the
+# grader's last line, kaudit's verdict and where its time went) and the logs.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+root=$PWD
+OUT=${OUT:-$PWD/grader-compare-out}
+UPSTREAM=${UPSTREAM:-.upstream/kernelbench-hard}
+KAUDIT=${KAUDIT:-$root/build-gpu/kaudit}
+out=$OUT/grader_compare
+mkdir -p "$out"
+[[ -d $UPSTREAM/src && -d $UPSTREAM/problems-h100 ]] || { echo "grader_compare: no upstream tree at $UPSTREAM (SKIPPED)"; exit 77; }
+[[ -x $KAUDIT ]] || { echo "grader_compare: no $KAUDIT: run tests/gpu/run_runner_gpu.sh first"; exit 2; }
+UPSTREAM=$(cd "$UPSTREAM" && pwd)
+pairs=(
+  "05_topk_bitonic kernels/corpus/topk/clean_two_stage_select.py"
+  "07_w4a16_gemm kernels/corpus/w4a16_gemm/clean_triton_dequant_dot.py"
+  "01_fp8_gemm kernels/corpus/fp8_gemm/clean_triton_fp8_dot.py"
+)
+now() { date +%s.%N; }
+# step NAME LOG COMMAND...: runs it, prints "NAME SECONDS EXIT".
+step() {
+  local name=$1 log=$2
+  shift 2
+  local t0 rc
+  t0=$(now)
+  "$@" >"$log" 2>&1
+  rc=$?
+  echo "$name $(python3 -c "print(round($(now) - $t0, 1))") $rc"
+}
+results=()
+for pair in "${pairs[@]}"; do
+  read -r problem solution <<<"$pair"
+  tree=$(mktemp -d "${TMPDIR:-/tmp}/grader-compare.XXXXXX")
+  cp -r "$UPSTREAM/src" "$tree/src"
+  mkdir -p "$tree/problems"
+  cp -r "$UPSTREAM/problems-h100/$problem" "$tree/problems/$problem"
+  cp "$solution" "$tree/problems/$problem/solution.py"
+  mkdir -p "$out/$problem"
+  check=$(cd "$tree/problems/$problem" && step check "$out/$problem/check.log" python3 check.py)
+  bench=$(cd "$tree/problems/$problem" && step benchmark "$out/$problem/benchmark.log" python3 benchmark.py)
+  audit=$(step kaudit "$out/$problem/kaudit.log" "$KAUDIT" audit --problem "$tree/problems/$problem" \
+    "$tree/problems/$problem/solution.py" -o "$out/$problem/batch" --force -q)
+  echo "$problem: $check; $bench; $audit"
+  results+=("$problem|$solution|$check|$bench|$audit")
+  rm -rf "$tree"
+done
+python3 - "$out" "${results[@]}" <<'PY'
+import glob, json, os, sys
+out, rows = sys.argv[1], sys.argv[2:]
+summary = []
+def last_line(path):
+    try:
+        lines = [l for l in open(path, errors="replace").read().splitlines() if l.strip()]
+        return lines[-1][:300] if lines else ""
+    except OSError:
+        return ""
+for row in rows:
+    problem, solution, check, bench, audit = row.split("|")
+    entry = {"problem": problem, "solution": solution}
+    for text in (check, bench, audit):
+        name, seconds, rc = text.split()
+        entry[name] = {"seconds": float(seconds), "exit": int(rc),
+                       "last_line": last_line(os.path.join(out, problem, name + ".log"))}
+    entry["grader_seconds"] = entry["check"]["seconds"] + entry["benchmark"]["seconds"]
+    runs = glob.glob(os.path.join(out, problem, "batch", "**", "run.json"), recursive=True)
+    if runs:
+        run = json.load(open(runs[0]))
+        entry["kaudit"]["result"] = run.get("result")
+        entry["kaudit"]["run_seconds"] = run.get("seconds")
+        phases = {}
+        for p in run.get("phases", []):
+            key = p.get("process", "") + " " + p.get("phase", "")
+            phases[key] = round(phases.get(key, 0.0) + p.get("seconds", 0.0), 1)
+        entry["kaudit"]["phases"] = phases
+    verdicts = glob.glob(os.path.join(out, problem, "batch", "**", "verdict.json"), recursive=True)
+    if verdicts:
+        v = json.load(open(verdicts[0]))
+        entry["kaudit"]["integrity"] = v.get("integrity")
+    entry["kaudit_over_grader"] = round(entry["kaudit"]["seconds"] / entry["grader_seconds"], 2) \
+        if entry["grader_seconds"] > 0 else None
+    summary.append(entry)
+json.dump({"problems": summary}, open(os.path.join(out, "summary.json"), "w"), indent=1)
+for e in summary:
+    print("%s: grader %.1f s (check %s, benchmark %s), kaudit %.1f s (%s), ratio %s" % (
+        e["problem"], e["grader_seconds"], e["check"]["exit"], e["benchmark"]["exit"], e["kaudit"]["seconds"],
+        e["kaudit"].get("result"), e["kaudit_over_grader"]))
+PY
