@@ -18,5 +18,9 @@ leaks=1
 [[ $name == python_front || $name == cxx_input ]] && leaks=0
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=$leaks:allocator_may_return_null=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-exec "$bin" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=4096 -print_final_stats=1 \
+# KAUDIT_FUZZ_SEED fixes libFuzzer's random seed (scripts/test.sh, so CI:
+# the same inputs every run); unset, each run explores anew.
+seed=()
+[[ -n ${KAUDIT_FUZZ_SEED:-} ]] && seed=(-seed="$KAUDIT_FUZZ_SEED")
+exec "$bin" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=4096 -print_final_stats=1 "${seed[@]}" \
   "${dict[@]}" -artifact_prefix="$work/artifacts/$name/" "$work/corpus/$name" "$seeds"

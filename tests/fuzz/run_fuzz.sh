@@ -7,7 +7,8 @@
 # New inputs stay in build-fuzz/tests/fuzz/work/corpus/; a crash, timeout or
 # sanitizer report is written to build-fuzz/tests/fuzz/work/artifacts/<target>/
 # and makes the script fail. Ends with a line per target: runs, exec/s, cov.
-# KAUDIT_FUZZ_BUILD (default build-fuzz) names the build folder.
+# KAUDIT_FUZZ_BUILD (default build-fuzz) names the build folder;
+# KAUDIT_FUZZ_SEED fixes the random seed (default: a new one each run).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds=${1:-5}
