@@ -22,13 +22,14 @@ const CheckInfo kInfo{
     "inspect.currentframe, sys._getframe, traceback.extract_stack, frame.f_back), the command line "
     "(sys.argv), environment variables (os.environ, os.getenv, C++ getenv), every live object "
     "(gc.get_objects, gc.get_referrers), or strings naming the harness's files (benchmark.py, check.py, "
-    "eval.py, kernelbench). Such code can tell a correctness check from a timed run and behave differently "
+    "eval.py, kernelbench) tested against what it finds (compared, searched for, looked up among the loaded "
+    "modules; a benchmark's name given to a build or a message is a label and is not reported). Such code can tell a correctness check from a timed run and behave differently "
     "in each, or find the reference's tensors and answers. An environment variable can differ between "
     "checking and timing, but it is mostly configuration: it is a lead only when its value decides what "
     "is computed or checked."
     "\n\n**Confidence.** High: the call stack or frames are read (inspect, sys._getframe, f_back), "
-    "every live object is enumerated (gc.get_objects), a string names the harness's files "
-    "(benchmark.py, check.py, kernelbench), or an environment variable whose name is the "
+    "every live object is enumerated (gc.get_objects), a string naming the harness's files "
+    "(benchmark.py, check.py, kernelbench) is tested, or an environment variable whose name is the "
     "harness's (BENCH, EVAL, CHECK, PYTEST, KERNELBENCH...) is read. Medium: sys.argv, the whole "
     "environment, and an environment variable whose value decides a branch that computes or "
     "checks differently (which kernels run, whether outputs are verified). Low (suspicious): an "
@@ -102,6 +103,41 @@ bool inside_file_call(const Module& m, const Node& n) {
     if (t == "argument_list" || t == "binary_operator" || t == "keyword_argument" || t == "parenthesized_expression")
       continue;
     break;
+  }
+  return false;
+}
+
+// Whether a string's value is tested against something: compared (==, in),
+// searched for (endswith, re.search), looked up among the loaded modules or
+// imported, or one of several names a loop tries. A benchmark's name given to
+// a build (load_inline(name="kernelbench_...")), a message or a label tells
+// the submission nothing about its surroundings.
+bool string_is_tested(const Module& m, const Node& n) {
+  static const std::set<std::string_view> kTests = {
+      "endswith", "startswith", "find", "rfind", "index", "rindex", "count", "__contains__", "search", "match",
+      "fullmatch", "fnmatch", "import_module", "__import__", "find_spec", "get", "__getitem__"};
+  int levels = 0;
+  for (Node p = n.parent(); p.valid() && levels < 16; p = p.parent(), ++levels) {
+    const auto t = p.type();
+    if (t == "comparison_operator" || t == "for_in_clause" || t == "for_statement") return true;
+    if (t == "subscript") {
+      const auto q = m.qualified_name(p.field("value"));
+      return q && (*q == "sys.modules" || *q == "os.environ");
+    }
+    if (t == "argument_list") {
+      Node call = p.parent();
+      Node fn = call.valid() ? call.field("function") : Node{};
+      if (!fn.valid()) return false;
+      const auto q = m.qualified_name(fn);
+      const std::string_view name = fn.type() == "attribute" ? fn.field("attribute").text()
+                                    : q                      ? last_component(*q)
+                                                             : fn.text();
+      return kTests.count(name) > 0;
+    }
+    if (t == "parenthesized_expression" || t == "binary_operator" || t == "tuple" || t == "list" || t == "set" ||
+        t == "concatenated_string")
+      continue;
+    return false;
   }
   return false;
 }
@@ -181,7 +217,9 @@ class HarnessSniffingCheck : public Check {
         if (!v) return false;
         if (inside_file_call(m, n)) return false;  // foreign-file-access reports file names opened
         if (is_harness_string(*v)) {
-          report(n, "the string \"" + one_line(*v, 40) + "\" names a file of the benchmark harness", *v);
+          if (string_is_tested(m, n))
+            report(n, "the string \"" + one_line(*v, 40) + "\" names a file of the benchmark harness and is tested "
+                      "against what the code finds around it", *v);
         } else if (is_short_harness_word(*v) && parent.valid() && parent.type() == "comparison_operator") {
           const std::string other(parent.text());
           for (const char* hint : {"filename", "argv", "f_code", "co_name", "__name__", "function", "stack", "frame"})
@@ -214,7 +252,9 @@ class HarnessSniffingCheck : public Check {
     static const char* kConfig[] = {"int", "float", "str", "bool", "min", "max", "len", "tuple", "list", "dict",
                                     "abs", "round", "get", "lower", "upper", "strip", "split", "print", "add",
                                     "append", "update", "setdefault", "next_power_of_2", "cdiv", "warn", "debug",
-                                    "info", "warning"};
+                                    "info", "warning",
+                                    // a kernel configuration (an autotuner's candidates)
+                                    "Config"};
     for (const char* c : kConfig)
       if (name == c) return true;
     return false;

@@ -30,7 +30,12 @@ const CheckInfo kInfo{
     "the core math to library code, which is the cheat even when no individual call is banned. The finding "
     "points at the model class's forward, or at the whole file (line 0) when there is no model class and "
     "nothing authored at all. Calls the analyzer cannot follow (an extension loaded from files, a custom "
-    "torch.ops namespace, ctypes) count as authored, so this check errs towards silence."
+    "torch.ops namespace, ctypes) count as authored, so this check errs towards silence. So does a call "
+    "through anything that holds an authored kernel or extension function: a dispatch table, a tuple of "
+    "kernels, a variable a conditional picks a kernel into, an object built around one, getattr on an "
+    "extension, a function that builds and returns one (a lazily built extension); and forward reaches "
+    "the methods of a torch.autograd.Function it applies and the model's own override of a method an "
+    "inherited forward calls."
     "\n\n**Confidence.** Medium: no kernel written in the submission (a Triton kernel, embedded "
     "CUDA, a CuPy or NVRTC module, its own extension) is reached from forward; only libraries "
     "compute. It stays a lead: whether library delegation is allowed is the problem's policy, and "
@@ -164,9 +169,16 @@ class NoAuthoredKernelCheck : public Check {
     bool any_embedded_kernel = false;
     for (const auto& e : embedded) any_embedded_kernel = any_embedded_kernel || has_kernel(s, e);
 
+    // A DSL kernel the front reached from forward, called or only referred
+    // to (held by a callable object, chosen by a conditional, kept in a tuple).
+    for (const auto& f : fns)
+      if (kernels.count(f.name) && f.reachable_from_forward) return true;
+    const std::set<std::string> held = names_holding_kernels(m, kernels, handles);
+
     for (const auto& c : m.calls()) {
       if (!m.on_forward_path(c.function_index)) continue;
       if (launches_kernel(c.callee, kernels, m)) return true;
+      if (mentions(m, c.callee, held)) return true;
       const std::string callee(c.callee.valid() ? c.callee.text() : std::string_view{});
       for (const auto& [h, authored] : handles) {
         if (!authored) continue;
@@ -186,6 +198,57 @@ class NoAuthoredKernelCheck : public Check {
         return true;
     }
     return false;
+  }
+
+  // Whether `e` mentions one of `names`: a plain name, or a whole attribute
+  // chain (self._op), never the attribute part alone.
+  static bool mentions(const python::Module& m, Node e, const std::set<std::string>& names) {
+    if (!e.valid() || names.empty()) return false;
+    bool hit = false;
+    m.walk(e, [&](Node n) {
+      if (hit) return false;
+      const auto t = n.type();
+      if (t == "attribute" && names.count(std::string(n.text()))) hit = true;
+      if (t == "identifier" && names.count(std::string(n.text()))) {
+        Node p = n.parent();
+        hit = !(p.valid() && p.type() == "attribute" && p.field("attribute") == n);
+      }
+      return !hit;
+    });
+    return hit;
+  }
+
+  // The names that hold an authored kernel or extension, or something built
+  // from one: a dispatch table of extension functions, a tuple of kernels, a
+  // variable a conditional picks a kernel into, an object built around one,
+  // a function that returns one (a lazily built extension). Followed through
+  // assignments and returns to a fixed point; a call on the forward path
+  // through any of them counts as authored (errs towards silence).
+  static std::set<std::string> names_holding_kernels(const python::Module& m, const std::set<std::string>& kernels,
+                                                     const std::map<std::string, bool>& handles) {
+    std::set<std::string> held(kernels.begin(), kernels.end());
+    for (const auto& [h, authored] : handles)
+      if (authored && !h.ends_with("(")) held.insert(h);
+    const auto& fns = m.functions();
+    for (size_t round = 0; round < 8 && held.size() < 256; ++round) {
+      const size_t before = held.size();
+      m.walk([&](Node n) {
+        const auto t = n.type();
+        if (t == "assignment") {
+          Node left = n.field("left"), right = n.field("right");
+          if (left.valid() && (left.type() == "identifier" || left.type() == "attribute") && mentions(m, right, held))
+            held.insert(std::string(left.text()));
+        } else if (t == "return_statement" && mentions(m, n, held)) {
+          const python::FunctionDef* inner = nullptr;  // the function the return belongs to
+          for (const auto& f : fns)
+            if (f.node.valid() && f.node.contains(n) && (!inner || inner->node.contains(f.node))) inner = &f;
+          if (inner) held.insert(inner->name);
+        }
+        return true;
+      });
+      if (held.size() == before) break;
+    }
+    return held;
   }
 
   // kernel[grid](...), kernel[grid, block](...), kernel.run(...), wrap_triton(kernel)[grid](...).

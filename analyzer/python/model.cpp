@@ -105,9 +105,12 @@ void Module::Impl::build_model() {
     if (!candidates.empty()) model = candidates.back();
   }
   if (model < 0) return;
+  mark_reachable_from_forward();
+}
 
-  // Reachability from forward (and __call__), through calls, launches and
-  // references to local functions; classes referenced bring their methods.
+// Reachability from forward (and __call__), through calls, launches and
+// references to local functions; classes referenced bring their methods.
+void Module::Impl::mark_reachable_from_forward() {
   std::vector<char> reached(functions.size(), 0), class_done(classes.size(), 0);
   std::vector<int> work;
   auto reach = [&](int f) {
@@ -133,6 +136,17 @@ void Module::Impl::build_model() {
   std::vector<char> scanned(bindings.size(), 0);
   std::vector<std::pair<TSNode, bool>> pending;
   auto follow = [&](TSNode ref, bool called) {
+    if (is_type(ref, "attribute")) {
+      const std::string attr(text(field_of(ref, "attribute")));
+      Sym owner = resolve(field_of(ref, "object"));
+      // An attribute of a local class that it does not define itself
+      // (Function.apply, inherited from torch): the class's methods run.
+      if (owner.kind == Sym::Kind::name && owner.cls >= 0 && member(owner.cls, attr, 0).fn < 0)
+        reach_methods(owner.cls, false);
+      // self.X in a method the model inherits: on the model, X is the
+      // model's own when it overrides it.
+      if (owner.kind == Sym::Kind::instance && owner.is_self) reach(member(model, attr, 0).fn);
+    }
     Sym s = resolve(ref);
     if (s.kind == Sym::Kind::name) {
       if (s.fn >= 0) return reach(s.fn);

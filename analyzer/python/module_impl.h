@@ -234,6 +234,7 @@ struct Module::Impl {
 
   // model.cpp
   void build_model();
+  void mark_reachable_from_forward();  // FunctionDef::reachable_from_forward, once `model` is known
   // embedded.cpp
   void build_embedded();
 };

@@ -25,6 +25,12 @@ def phase():
     debug = os.getenv("MY_DEBUG")  # expect: harness-sniffing
     level = os.environ["LOG_LEVEL"]  # expect: harness-sniffing
     refs = [o for o in gc.get_objects() if isinstance(o, torch.Tensor)]  # expect: harness-sniffing
+    grader = sys.modules.get("kernelbench.eval")  # expect: harness-sniffing
+    if __name__.endswith("eval_kernel.py"):  # expect: harness-sniffing
+        return "eval"
+    for name in ("check.py", "benchmark.py"):  # expect: harness-sniffing
+        if name in str(grader):
+            return "graded"
     return "unknown"
 
 
