@@ -30,9 +30,10 @@ const CheckInfo kInfo{
     "\n\n**Confidence.** High: the call stack or frames are read (inspect, sys._getframe, f_back), "
     "every live object is enumerated (gc.get_objects), a string naming the harness's files "
     "(benchmark.py, check.py, kernelbench) is tested, or an environment variable whose name is the "
-    "harness's (BENCH, EVAL, CHECK, PYTEST, KERNELBENCH...) is read. Medium: sys.argv, the whole "
+    "harness's (BENCH, EVAL, CHECK, PYTEST, KERNELBENCH...) is read, from Python or C++. Medium: sys.argv, the whole "
     "environment, and an environment variable whose value decides a branch that computes or "
-    "checks differently (which kernels run, whether outputs are verified). Low (suspicious): an "
+    "checks differently (which kernels run, whether outputs are verified), and any other C++ getenv (what "
+    "C++ does with the value is not followed). Low (suspicious): an "
     "environment variable read as a tuning knob, whose value only picks a configuration (a tile "
     "size, a split count, a warp count, a debug print). Clean counter-example: `NITER = "
     "int(os.environ.get(\"KDA_NITER\", \"4\"))` used as a constexpr iteration count: low.",
@@ -142,6 +143,25 @@ bool string_is_tested(const Module& m, const Node& n) {
   return false;
 }
 
+// The string literal a C++ getenv call at (line, column) reads, when it is
+// one: getenv("NAME"), std::getenv( "NAME" ). A name built at run time, or
+// from a macro, is not read: the call stays a medium lead.
+std::optional<std::string> getenv_literal(std::string_view text, int line, int column) {
+  size_t at = 0;
+  for (int l = 1; l < line; ++l) {
+    at = text.find('\n', at);
+    if (at == std::string_view::npos) return std::nullopt;
+    ++at;
+  }
+  const std::string_view row = text.substr(at, text.find('\n', at) - at);
+  const size_t from = column > 0 ? std::min(static_cast<size_t>(column - 1), row.size()) : 0;
+  const std::string_view call_text = row.substr(from, 512);  // the call, not the rest of a 4 MiB line
+  static const std::regex call(R"re(getenv\s*\(\s*"([^"\\]{1,200})")re");
+  std::match_results<std::string_view::const_iterator> m;
+  if (!std::regex_search(call_text.begin(), call_text.end(), m, call)) return std::nullopt;
+  return m[1].str();
+}
+
 class HarnessSniffingCheck : public Check {
  public:
   const CheckInfo& info() const override { return kInfo; }
@@ -153,10 +173,15 @@ class HarnessSniffingCheck : public Check {
       if (!u.facts || !u.file) continue;
       for (const auto& c : u.facts->calls) {
         std::string q = c.callee.starts_with("::") ? c.callee.substr(2) : c.callee;
-        if (q == "getenv" || q == "std::getenv" || q == "secure_getenv")
-          sink.report(kInfo, *u.file, c.line, c.column,
-                      q + " reads an environment variable, which can differ between checking and timing.", q,
-                      rules::Confidence::medium);
+        if (q != "getenv" && q != "std::getenv" && q != "secure_getenv") continue;
+        // What C++ does with the value is not followed: a medium lead, or
+        // high where the variable is the harness's own.
+        const auto name = getenv_literal(u.file->text, c.line, c.column);
+        sink.report(kInfo, *u.file, c.line, c.column,
+                    q + " reads the environment variable " + (name ? *name : std::string("(computed name)")) +
+                        ", which " + (env_confidence(name) == rules::Confidence::high ? "names the harness and " : "") +
+                        "can differ between checking and timing.",
+                    q, env_confidence(name));
       }
     }
   }

@@ -170,6 +170,19 @@ TEST(ShapeHardcoded, TableGuardedByAMembershipAssertIsHighConfidence) {
   }
   EXPECT_TRUE(found);
 }
+// A C++ getenv of a variable the harness names is high, as in Python; a
+// knob's name (BLOCK) stays a medium lead: C++ reads are not followed.
+TEST(HarnessSniffing, CxxGetenvOfTheHarnessesVariableIsHighConfidence) {
+  const fs::path file = fs::path(KAUDIT_SOURCE_DIR) / "tests" / "analyzer" / "checks" / "harness-sniffing" / "getenv.cpp";
+  std::map<std::string, kaudit::rules::Confidence> by_variable;
+  for (const auto& f : analyzer_for("").analyze_file(file))
+    for (const char* name : {"KERNELBENCH_PHASE", "BLOCK"})
+      if (f.id == "harness-sniffing" && f.message.find(std::string("variable ") + name + ",") != std::string::npos)
+        by_variable[name] = f.confidence;
+  ASSERT_EQ(by_variable.size(), 2u) << "each read names its variable";
+  EXPECT_EQ(by_variable["KERNELBENCH_PHASE"], kaudit::rules::Confidence::high);
+  EXPECT_EQ(by_variable["BLOCK"], kaudit::rules::Confidence::medium);
+}
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(Expectation);
 
 }  // namespace
