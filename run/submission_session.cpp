@@ -153,7 +153,8 @@ void SubmissionSession::first_channel_check() {
 // can rewrite every line) is tampering; so is one that hid its descriptors
 // from /proc after they were shown before its import.
 bool SubmissionSession::channel_intact() {
-  if (!channel_.usable || channel_.replaced) return !channel_.replaced;
+  if (channel_.replaced) return false;
+  if (!channel_.usable) return true;
   switch (child_->channel_held_by(*harness_process_)) {
     case Child::ChannelHolder::yes: ++channel_.checked; return true;
     case Child::ChannelHolder::gone: return true;  // it ended: its exit is judged on its own

@@ -23,8 +23,9 @@ const CheckInfo kInfo{
     "(sys.argv), environment variables (os.environ, os.getenv, C++ getenv), every live object "
     "(gc.get_objects, gc.get_referrers), or strings naming the harness's files (benchmark.py, check.py, "
     "eval.py, kernelbench) tested against what it finds (compared, searched for, looked up among the loaded "
-    "modules; a benchmark's name given to a build or a message is a label and is not reported). Such code can tell a correctness check from a timed run and behave differently "
-    "in each, or find the reference's tensors and answers. An environment variable can differ between "
+    "modules, directly or through the name it is assigned to; a benchmark's name given to a build or a "
+    "message is a label and is not reported). Such code can tell a correctness check from a timed run and "
+    "behave differently in each, or find the reference's tensors and answers. An environment variable can differ between "
     "checking and timing, but it is mostly configuration: it is a lead only when its value decides what "
     "is computed or checked."
     "\n\n**Confidence.** High: the call stack or frames are read (inspect, sys._getframe, f_back), "
@@ -110,13 +111,14 @@ bool inside_file_call(const Module& m, const Node& n) {
 
 // Whether a string's value is tested against something: compared (==, in),
 // searched for (endswith, re.search), looked up among the loaded modules or
-// imported, or one of several names a loop tries. A benchmark's name given to
-// a build (load_inline(name="kernelbench_...")), a message or a label tells
-// the submission nothing about its surroundings.
-bool string_is_tested(const Module& m, const Node& n) {
+// imported, or one of several names a loop tries; directly or through the
+// name it is assigned to (HARNESS = "benchmark.py" ... HARNESS in f). A
+// benchmark's name given to a build (load_inline(name="kernelbench_...")), a
+// message or a label tells the submission nothing about its surroundings.
+bool string_is_tested(const Module& m, const Node& n, bool through_name = true) {
   static const std::set<std::string_view> kTests = {
       "endswith", "startswith", "find", "rfind", "index", "rindex", "count", "__contains__", "search", "match",
-      "fullmatch", "fnmatch", "import_module", "__import__", "find_spec", "get", "__getitem__"};
+      "fullmatch", "fnmatch", "import_module", "__import__", "find_spec"};
   int levels = 0;
   for (Node p = n.parent(); p.valid() && levels < 16; p = p.parent(), ++levels) {
     const auto t = p.type();
@@ -130,6 +132,8 @@ bool string_is_tested(const Module& m, const Node& n) {
       Node fn = call.valid() ? call.field("function") : Node{};
       if (!fn.valid()) return false;
       const auto q = m.qualified_name(fn);
+      // A lookup among the loaded modules or the environment; any dict's get is not one.
+      if (q && (*q == "sys.modules.get" || *q == "os.environ.get")) return true;
       const std::string_view name = fn.type() == "attribute" ? fn.field("attribute").text()
                                     : q                      ? last_component(*q)
                                                              : fn.text();
@@ -138,6 +142,18 @@ bool string_is_tested(const Module& m, const Node& n) {
     if (t == "parenthesized_expression" || t == "binary_operator" || t == "tuple" || t == "list" || t == "set" ||
         t == "concatenated_string")
       continue;
+    if (t == "assignment" && through_name) {
+      Node left = p.field("left");
+      if (!left.valid() || left.type() != "identifier" || left.contains(n)) return false;
+      const std::string_view name = left.text();
+      bool tested = false;
+      m.walk([&](Node use) {
+        if (!tested && use.type() == "identifier" && use.text() == name && !(use == left))
+          tested = string_is_tested(m, use, false);
+        return !tested;
+      });
+      return tested;
+    }
     return false;
   }
   return false;

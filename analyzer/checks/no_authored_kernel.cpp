@@ -169,10 +169,6 @@ class NoAuthoredKernelCheck : public Check {
     bool any_embedded_kernel = false;
     for (const auto& e : embedded) any_embedded_kernel = any_embedded_kernel || has_kernel(s, e);
 
-    // A DSL kernel the front reached from forward, called or only referred
-    // to (held by a callable object, chosen by a conditional, kept in a tuple).
-    for (const auto& f : fns)
-      if (kernels.count(f.name) && f.reachable_from_forward) return true;
     const std::set<std::string> held = names_holding_kernels(m, kernels, handles);
 
     for (const auto& c : m.calls()) {

@@ -183,6 +183,18 @@ TEST(HarnessSniffing, CxxGetenvOfTheHarnessesVariableIsHighConfidence) {
   EXPECT_EQ(by_variable["KERNELBENCH_PHASE"], kaudit::rules::Confidence::high);
   EXPECT_EQ(by_variable["BLOCK"], kaudit::rules::Confidence::medium);
 }
+// What lookalikes.py reads from the environment only picks configurations
+// (an autotuner's candidates): a note, never a lead.
+TEST(HarnessSniffing, KnobsThatPickConfigurationsAreLow) {
+  const fs::path file = fs::path(KAUDIT_SOURCE_DIR) / "tests" / "analyzer" / "checks" / "harness-sniffing" / "lookalikes.py";
+  size_t notes = 0;
+  for (const auto& f : analyzer_for("").analyze_file(file))
+    if (f.id == "harness-sniffing") {
+      ++notes;
+      EXPECT_EQ(f.confidence, kaudit::rules::Confidence::low) << f.message;
+    }
+  EXPECT_EQ(notes, 1u);
+}
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(Expectation);
 
 }  // namespace

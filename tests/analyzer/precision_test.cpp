@@ -85,14 +85,14 @@ TEST_P(CleanSet, NoHighConfidenceCheatFinding) {
 INSTANTIATE_TEST_SUITE_P(Precision, CleanSet, ::testing::ValuesIn(files_under(kRoot / "clean")), test_name);
 
 // A benchmark's name given to a build is a label and a knob that only picks a
-// thread count is configuration: neither is a lead (medium) either.
+// launch size is configuration: neither is a lead (medium) either.
 TEST(Precision, LabelsAndKnobsAreNotLeads) {
-  const fs::path path = kRoot / "clean" / "topk" / "labelled_extension_and_knob.py";
+  const fs::path path = kRoot / "clean" / "topk" / "bitonic_cuda_extension.py";
   size_t knobs = 0;
   for (const auto& f : analyzer_for(path).analyze_file(path)) {
     if (f.id != "harness-sniffing") continue;
     EXPECT_EQ(f.confidence, rules::Confidence::low) << describe(f);
-    knobs += f.message.find("TOPK_THREADS") != std::string::npos;
+    knobs += f.message.find("TOPK_ROWS_PER_LAUNCH") != std::string::npos;
   }
   EXPECT_EQ(knobs, 1u) << "the knob is still noted, as a knob";
 }

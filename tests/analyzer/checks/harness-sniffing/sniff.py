@@ -28,6 +28,9 @@ def phase():
     grader = sys.modules.get("kernelbench.eval")  # expect: harness-sniffing
     if __name__.endswith("eval_kernel.py"):  # expect: harness-sniffing
         return "eval"
+    timer = "benchmark.py"  # expect: harness-sniffing
+    if timer in str(grader):
+        return "timing"
     for name in ("check.py", "benchmark.py"):  # expect: harness-sniffing
         if name in str(grader):
             return "graded"
