@@ -26,8 +26,10 @@ struct Pattern {
 // Messages of the C library, Python and the tools a run starts; matched as
 // written, case and all, first match wins (bubblewrap's own lines first: its
 // "No space left on device" is out of user namespaces, not of disk).
-constexpr std::array<Pattern, 9> kMachine = {{
+constexpr std::array<Pattern, 10> kMachine = {{
     {"bwrap: ", "the sandbox could not be made"},
+    // The runner's own reason (run/reference_session.cpp): kaudit's process, not the submission's.
+    {"the reference process ended (", "the reference's own process ended"},
     {"No space left on device", "no space left on device"},
     {"[Errno 28]", "no space left on device"},
     {"Disk quota exceeded", "disk quota exceeded"},
@@ -196,7 +198,11 @@ run::RunResult run_guarded(const std::function<run::RunResult()>& attempt, Batch
   run::RunResult second = attempt();
   const auto again = environment_cause(second, false);
   json retry = {{"first_cause", *cause}, {"attempts", 2}};
-  if (again && free_bytes(s.temp_root) < s.min_free_bytes) {
+  // A reference that dies again is still the machine's (or the problem's),
+  // never the submission's failure.
+  const bool reference_died = second.error && second.error->phase == "reference" &&
+                              second.error->reason.rfind("the reference process ended (", 0) == 0;
+  if (again && (reference_died || free_bytes(s.temp_root) < s.min_free_bytes)) {
     second.infrastructure = json{{"cause", *again}, {"attempts", 2}, {"free_bytes", free_bytes(s.temp_root)}};
   } else if (again) {
     // The same failure alone, with space enough: the submission's own.

@@ -29,6 +29,9 @@ struct Thresholds {
   // The least share of the graded timed calls' GPU time, library glue left
   // out, that the submission's own kernels must run (library-does-the-work).
   double min_own_kernel_share = 0.5;
+  // Shares under min_own_kernel_share by less than this are a low-confidence
+  // lead (library-does-the-work never decides there).
+  double own_share_lead_margin = 0.15;
   bool fp8_dot_required = false;               // recorded; not read yet
 };
 

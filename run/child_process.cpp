@@ -296,18 +296,8 @@ void Child::drain(int timeout_ms, bool until_closed) {
 
 std::set<int> Child::descendants() const { return descendants_of(pid_); }
 
-Child::ChannelHolder Child::channel_held_by(int pid) const {
-  const std::string proc = "/proc/" + std::to_string(pid);
-  char target[256];
-  const ssize_t n = readlink((proc + "/fd/" + std::to_string(kChannelFd)).c_str(), target, sizeof target - 1);
-  if (n < 0) {
-    const int why = errno;
-    if (access(proc.c_str(), F_OK) != 0) return ChannelHolder::gone;
-    return why == ENOENT ? ChannelHolder::no : ChannelHolder::hidden;
-  }
-  const std::string_view link(target, static_cast<size_t>(n));
-  if (link == "pipe:[" + std::to_string(chan_inode_) + "]") return ChannelHolder::yes;
-  return ChannelHolder::no;
+ChannelHolder Child::channel_held_by(int pid) const {
+  return read_channel_holder(pid, kChannelFd, chan_inode_);
 }
 
 ChannelEvent Child::next(std::chrono::steady_clock::time_point deadline) {

@@ -6,6 +6,7 @@
 // that a child printing megabytes cannot block or flood the runner.
 #pragma once
 
+#include "run/channel_holder.h"
 #include "run/syscall_filter.h"
 #include "run/task_limit.h"
 
@@ -100,15 +101,11 @@ class Child {
   // interpreter, and what they started: a compiler during a build), read
   // from /proc; empty when it cannot be read.
   std::set<int> descendants() const;
-  // Whether file descriptor kChannelFd of process `pid` (the child or one of
-  // its descendants, by its id outside any namespace) is this child's
-  // channel, as /proc names it, which that process cannot forge:
-  //   yes: the channel's pipe; no: anything else (another file, the
-  //   descriptor closed); hidden: /proc refuses to show the process's
-  //   descriptors (a process can make itself undumpable); gone: the process
-  //   is no longer there. Where /proc names pipes in another form, every
-  //   answer is `no`: callers check a process they trust first.
-  enum class ChannelHolder { yes, no, hidden, gone };
+  // What file descriptor kChannelFd of process `pid` (the child or one of
+  // its descendants, by its id outside any namespace) is, as /proc names it,
+  // which that process cannot forge (run/channel_holder.h). Where /proc names
+  // pipes in another form the answer is never `yes`: callers check a process
+  // they trust first.
   ChannelHolder channel_held_by(int pid) const;
 
  private:

@@ -124,11 +124,12 @@ std::vector<rules::FindingInfo> measured_findings() {
        "Look at the call's track in the Perfetto trace (`kaudit run --trace`): kernels outside the call's "
        "range.", Source::trace},
       {"timer-read-in-call", Category::benchmark_aware, Confidence::high, 0,
-       "The submission read a GPU timer inside a call the harness made.",
+       "The submission read a GPU timer inside a timed call.",
        "The trace recorded cudaEventElapsedTime (or the driver's cuEventElapsedTime) between the begin and "
-       "end of a call. The harness reads its own events only after a call has ended, so the submission "
-       "timed itself: it picks variants by speed on the machine that ranks it, and pays for it in early "
-       "calls. This is what confirms a static self-timing finding.",
+       "end of a timed call. The harness reads its own events only after a call has ended, so the submission "
+       "timed itself while being timed. Timer reads in correctness, warm-up and probe calls (a shape's first "
+       "call: Triton's autotune, candidates timed with events) are honest tuning and no finding. This is what "
+       "confirms a static self-timing finding.",
        "Look for the timer reads in the call's launch track in the Perfetto trace, or trace the submission "
        "with `kaudit trace` and search its launches for EventElapsedTime.", Source::trace},
       {"banned-library-kernel", Category::cheat, Confidence::high, 0,

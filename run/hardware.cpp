@@ -1,7 +1,9 @@
 #include "run/hardware.h"
 
+#include <algorithm>
 #include <fstream>
 #include <stdexcept>
+#include <string>
 
 namespace kaudit::run {
 namespace {
@@ -75,6 +77,21 @@ Hardware load_hardware(const std::filesystem::path& path) {
   } catch (const std::runtime_error& e) {
     throw std::runtime_error(path.string() + ": " + e.what());
   }
+}
+
+double host_last_level_cache_bytes() {
+  double largest = 0;
+  for (int index = 0; index < 16; ++index) {
+    std::ifstream in("/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/size");
+    std::string text;
+    if (!(in >> text) || text.empty()) continue;
+    const double unit = text.back() == 'K' ? 1024.0 : text.back() == 'M' ? 1024.0 * 1024 : 1.0;
+    try {
+      largest = std::max(largest, std::stod(text) * unit);
+    } catch (const std::exception&) {
+    }
+  }
+  return largest > 0 ? largest : 32.0 * (1 << 20);
 }
 
 }  // namespace kaudit::run

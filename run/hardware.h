@@ -36,4 +36,10 @@ std::optional<Hardware> find_hardware(const std::string& name_or_device);
 Hardware load_hardware(const std::filesystem::path& path);  // throws std::runtime_error
 Hardware hardware_from_json(const nlohmann::json& doc);     // throws std::runtime_error
 
+// The largest CPU cache of this machine, from /sys (the last level: L3 on
+// most); 32 MiB where /sys does not say. A CPU run's timed calls are each
+// preceded by writing twice this much, in every mode, as a GPU run's flush
+// the device's L2.
+double host_last_level_cache_bytes();
+
 }  // namespace kaudit::run

@@ -91,9 +91,10 @@ json mode_document(const RunPlan& plan, const SubmissionReport& report, const js
                                                    "shape " + std::to_string(i) + ", " + mode,
                                                    "Shape " + std::to_string(i) + ", mode " + mode + ": " + *clock.forged + "."));
   }
+  const double p10 = times.empty() ? 0.0 : mdoc["p10_ms"].get<double>();
   evidence = {samples_ok, times.empty() ? 0.0 : mdoc["median_ms"].get<double>(),
               times.empty() ? 0.0 : mdoc["min_ms"].get<double>(), t.value("counts", json::object()),
-              samples_ok ? 1.0 : wrong_share};
+              samples_ok ? 1.0 : wrong_share, p10 > 0 ? mdoc["p90_ms"].get<double>() / p10 : 1.0};
   result.all_correct = result.all_correct && samples_ok;
   return mdoc;
 }

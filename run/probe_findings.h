@@ -22,6 +22,9 @@ struct ModeEvidence {
   // could not be compared at all): a stale or skipped answer is wrong nearly
   // everywhere, a numerical near miss in a few elements.
   double wrong_share = 1;
+  // How much the mode's identical calls differ: p90 / p10 of its times (1:
+  // not measured). The bench mode's is the noise a fresh/bench gap must clear.
+  double spread = 1;
 };
 
 struct ShapeEvidence {

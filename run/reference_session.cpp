@@ -5,6 +5,7 @@
 #include "run/launch.h"
 #include "rules/utf8.h"
 
+#include <csignal>
 #include <fstream>
 #include <random>
 
@@ -180,13 +181,29 @@ std::map<std::string, json> ReferenceSession::expected_outputs(const json& jobs)
   result_.add_phase("reference", {{"phase", "expected outputs"}, {"jobs", jobs.size()}}, since);
   if (!checked_) {
     // Submission errors come first: they are what the user needs to see.
-    result_.set_error("reference",
-                      out.timed_out ? "the reference timed out while computing expected outputs"
-                      : error_.is_object()
-                          ? "the reference failed on the submitted calls' inputs: " + error_.value("type", std::string()) +
-                                ": " + error_.value("message", std::string())
-                          : "the reference process ended before computing expected outputs",
-                      {{"stderr_tail", tail(child_->stderr_text(), 4000)}});
+    std::string reason;
+    json detail = {{"stderr_tail", tail(child_->stderr_text(), 4000)}};
+    if (out.timed_out) {
+      reason = "the reference timed out while computing expected outputs";
+    } else if (error_.is_object()) {
+      reason = "the reference failed on the submitted calls' inputs: " + error_.value("type", std::string()) + ": " +
+               error_.value("message", std::string());
+    } else {
+      died_ = true;
+      const ExitStatus end = child_->finish(std::chrono::seconds(2));
+      // The sandbox's first process reports a signal as exit status 128 + N.
+      const int signal = !end.exited ? end.signal : end.code > 128 && end.code <= 128 + 64 ? end.code - 128 : 0;
+      ExitStatus as_signal;
+      as_signal.signal = signal;
+      const std::string how = end.describe() + (end.exited && signal ? ", " + as_signal.describe() : std::string());
+      detail["reference_exit"] = how;
+      reason = "the reference process ended (" + how + ") before computing expected outputs" +
+               (signal == SIGKILL ? ", killed from outside the run (kaudit did not send it: the kernel's OOM "
+                                    "killer is the usual sender)"
+                                  : "") +
+               "; a fault of the machine: nothing was judged from the comparison";
+    }
+    result_.set_error("reference", reason, detail);
   }
   return expected_;
 }

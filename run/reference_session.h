@@ -32,6 +32,10 @@ class ReferenceSession {
   // [{id, shape, seed, mode, base}] drawn again from its seed), by job id; an empty
   // `jobs` only tells the process to stop. Failures set the result's error.
   std::map<std::string, nlohmann::json> expected_outputs(const nlohmann::json& jobs);
+  // The reference's own process ended (a signal, the OOM killer, an exit)
+  // before it answered every job: a fault of the machine, never evidence
+  // against the submission, so nothing may be judged from the comparison.
+  bool died_before_answering() const { return died_; }
   void finish();
 
   const nlohmann::json& shapes() const { return shapes_; }
@@ -72,6 +76,7 @@ class ReferenceSession {
   std::map<std::string, std::string> input_digests_;
   nlohmann::json error_;
   bool have_shapes_ = false, generated_ = false, checked_ = false;
+  bool died_ = false;
   bool inputs_over_budget_ = false;  // the input generation outlasted the set-up budget
   double waited_for_device_s_ = 0;   // of it, given way to runs that time
 };

@@ -178,12 +178,17 @@ RunResult run_protocol(const RunOptions& o) {
   hold_seeded_inputs(sub.report(), ref.input_digests(), expected);
 
   const auto compare_started = clock_type::now();
-  result.all_correct = true;
-  const auto shape_correct =
-      judge_correctness(plan, sub.report(), expected, ref.habits(), ref.shapes(), ws.xfer(), result);
-  judge_timing(plan, sub.report(), expected, ref.habits(), shape_correct, ref.shapes(), hw, ws.xfer(), result);
-  // Reported apart from the graded correctness; judged only where it passed.
-  judge_input_probes(plan, sub.report(), ref.probes(), expected, ws.xfer(), result.all_correct && !result.error, result);
+  // A reference that died left comparisons that did not happen: no finding
+  // is drawn from them (audit/environment.h retries the run alone).
+  if (!ref.died_before_answering()) {
+    result.all_correct = true;
+    const auto shape_correct =
+        judge_correctness(plan, sub.report(), expected, ref.habits(), ref.shapes(), ws.xfer(), result);
+    judge_timing(plan, sub.report(), expected, ref.habits(), shape_correct, ref.shapes(), hw, ws.xfer(), result);
+    // Reported apart from the graded correctness; judged only where it passed.
+    judge_input_probes(plan, sub.report(), ref.probes(), expected, ws.xfer(), result.all_correct && !result.error,
+                       result);
+  }
   judge_aten_ops(plan, sub.report(), nshapes, result);
   result.add_phase("runner", {{"phase", "comparison"}}, compare_started);
   if (o.trace) attach_trace(plan, sub.report(), nshapes, ws.root() / "trace", result);

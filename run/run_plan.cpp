@@ -49,8 +49,12 @@ fs::path resolve_python(const std::string& requested, const std::string& device)
   throw std::runtime_error("--python: " + name + " not found on PATH");
 }
 
-// The task limit each child had (run/task_limit.h), or why it had none.
-static void add_task_limit(Isolation& iso, long max_tasks) {
+// The task limit each child had (run/task_limit.h), or why it had none: a
+// cgroup of its own where one can be made, else, for a sandboxed child,
+// RLIMIT_NPROC counted in the run's own user namespace.
+static void add_task_limit(RunPlan& plan) {
+  Isolation& iso = plan.isolation;
+  const long max_tasks = plan.options.max_tasks;
   const TaskLimitSupport& support = task_limit_support();
   if (max_tasks <= 0) return;
   if (support.available) {
@@ -58,7 +62,15 @@ static void add_task_limit(Isolation& iso, long max_tasks) {
                               " tasks (processes and threads) at once; what is left ends with the run");
     return;
   }
-  iso.weakness += (iso.weakness.empty() ? "" : "; ") + std::string("no task limit: ") + support.why_not;
+  if (iso.sandboxed && process_limit_support().available) {
+    plan.nproc_rlimit = true;
+    iso.protections.push_back("RLIMIT_NPROC: at most " + std::to_string(max_tasks) +
+                              " tasks (processes and threads) of the sandbox's user in the run's own user namespace "
+                              "(no cgroup: " + support.why_not + ")");
+    return;
+  }
+  iso.weakness += (iso.weakness.empty() ? "" : "; ") + std::string("no task limit: ") + support.why_not +
+                  (iso.sandboxed ? "; " + process_limit_support().why_not : std::string());
 }
 
 // The sandbox, or --unsafe-no-sandbox; without either the run is refused
@@ -67,7 +79,7 @@ static void add_task_limit(Isolation& iso, long max_tasks) {
 static void plan_isolation(RunPlan& plan) {
   if (plan.options.unsafe_no_sandbox) {
     plan.isolation = unsandboxed_isolation("");
-    add_task_limit(plan.isolation, plan.options.max_tasks);
+    add_task_limit(plan);
     return;
   }
   const SandboxSupport& support = sandbox_support();
@@ -75,7 +87,7 @@ static void plan_isolation(RunPlan& plan) {
     throw std::runtime_error("cannot isolate the submission: " + support.why_not +
                              ". Install bubblewrap, or pass --unsafe-no-sandbox to run submissions as your own user");
   plan.isolation = sandbox_isolation(support);
-  add_task_limit(plan.isolation, plan.options.max_tasks);
+  add_task_limit(plan);
   plan.interpreter_dirs = interpreter_paths(plan.python, child_env(plan.options, "/", "/", fs::path()));
 }
 

@@ -40,6 +40,7 @@ struct RunPlan {
   std::string format;             // "kernelbench" or "kernelbench_hard", as the harness names it
   std::vector<CorrectnessCase> cases;
   Isolation isolation;  // how the children are kept apart (run/sandbox.h)
+  bool nproc_rlimit = false;  // the task limit is RLIMIT_NPROC (no cgroup could hold it; run/task_limit.h)
   std::vector<std::filesystem::path> interpreter_dirs;  // what the interpreter reads, mounted read-only
 
   nlohmann::json cases_json() const;

@@ -1,6 +1,7 @@
 #include "run/submission_session.h"
 
 #include "run/channel.h"
+#include "run/hardware.h"
 #include "run/launch.h"
 #include "run/compare.h"
 #include "run/probe_findings.h"
@@ -14,6 +15,7 @@
 #include <algorithm>
 #include <fstream>
 #include <numeric>
+#include <thread>
 
 namespace kaudit::run {
 namespace fs = std::filesystem;
@@ -140,7 +142,7 @@ void SubmissionSession::first_channel_check() {
     channel_.unavailable = "the harness's process was not found from the id it gave";
     return;
   }
-  channel_.usable = child_->channel_held_by(*harness_process_) == Child::ChannelHolder::yes;
+  channel_.usable = child_->channel_held_by(*harness_process_) == ChannelHolder::yes;
   if (channel_.usable)
     ++channel_.checked;
   else
@@ -148,25 +150,35 @@ void SubmissionSession::first_channel_check() {
                            std::to_string(kChannelFd) + " before the solution was imported";
 }
 
-// Whether the harness still writes to the runner's pipe. A submission that
-// put another file at that descriptor (a pipe to a relay of its own, which
-// can rewrite every line) is tampering; so is one that hid its descriptors
-// from /proc after they were shown before its import.
+// Whether the harness still writes to the runner's pipe. Only /proc naming
+// another file at that descriptor, read again a moment later, proves a swap
+// (a pipe to a relay of the submission's own, which can rewrite every line).
+// A process that is ending has released its descriptors (its exit is judged
+// on its own); a closed or unreadable descriptor proves nothing either way:
+// the check is then unavailable, never a finding.
 bool SubmissionSession::channel_intact() {
   if (channel_.replaced) return false;
   if (!channel_.usable) return true;
-  switch (child_->channel_held_by(*harness_process_)) {
-    case Child::ChannelHolder::yes: ++channel_.checked; return true;
-    case Child::ChannelHolder::gone: return true;  // it ended: its exit is judged on its own
-    case Child::ChannelHolder::no:
-      report_.tampered.push_back("the channel (file descriptor " + std::to_string(kChannelFd) +
-                                 ": another file was put there, whose lines someone else can rewrite)");
-      break;
-    case Child::ChannelHolder::hidden:
-      report_.tampered.push_back("the channel (the harness's process made its file descriptors unreadable, "
-                                 "which hides what its channel is)");
-      break;
+  ChannelHolder h = child_->channel_held_by(*harness_process_);
+  for (int again = 0; again < 3 && h == ChannelHolder::other_file; ++again) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    h = child_->channel_held_by(*harness_process_);
+    if (h != ChannelHolder::other_file) ++channel_.transient;
   }
+  switch (h) {
+    case ChannelHolder::yes: ++channel_.checked; return true;
+    case ChannelHolder::gone: return true;
+    case ChannelHolder::closed:
+    case ChannelHolder::hidden:
+      channel_.usable = false;
+      channel_.unavailable = "the harness's file descriptor " + std::to_string(kChannelFd) + " was " +
+                             (h == ChannelHolder::closed ? "closed" : "unreadable to /proc") + " in " + phase_text() +
+                             ": that proves no swap, and the channel was not checked after it";
+      return true;
+    case ChannelHolder::other_file: break;
+  }
+  report_.tampered.push_back("the channel (file descriptor " + std::to_string(kChannelFd) +
+                             ": another file was put there, whose lines someone else can rewrite)");
   channel_.replaced = true;
   return false;
 }
@@ -511,6 +523,7 @@ void SubmissionSession::record_process(const ExitStatus& status) {
             {"stderr_tail", tail(child_->stderr_text(), 4000)}};
   if (!bad_messages_.empty()) p["bad_messages"] = bad_messages_;
   p["channel_checks"] = {{"checked", channel_.checked}, {"replaced", channel_.replaced}};
+  if (channel_.transient > 0) p["channel_checks"]["transient"] = channel_.transient;
   if (!channel_.unavailable.empty()) p["channel_checks"]["unavailable"] = channel_.unavailable;
   result_.submission_process = p;
 }
@@ -613,7 +626,8 @@ json stage_config(const RunPlan& plan, const Workspace& ws, const std::map<std::
           {"warmup", o.warmup},
           {"trials", plan.trials},
           {"samples_per_shape", samples_by_shape},
-          {"flush_bytes", plan.cpu ? 0.0 : 2 * l2_bytes},
+          // Every mode's timed calls start from the same cache state (docs/runner.md, "Timing").
+          {"flush_bytes", 2 * (plan.cpu ? std::min(host_last_level_cache_bytes(), 128.0 * (1 << 20)) : l2_bytes)},
           {"keep_alive_bytes", plan.cpu ? 256.0 * (1 << 20) : 16.0 * (1 << 30)},
           {"poison", o.poison},
           {"timing_turns", o.device_turns != nullptr},

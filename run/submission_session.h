@@ -147,6 +147,7 @@ class SubmissionSession {
     bool usable = false;
     int checked = 0;
     bool replaced = false;
+    int transient = 0;        // readings of another file that the next reading contradicted
     std::string unavailable;  // why the checks could not be made
   } channel_;
   void first_channel_check();

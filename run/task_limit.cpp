@@ -1,11 +1,14 @@
 #include "run/task_limit.h"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <fstream>
 #include <sstream>
@@ -32,6 +35,31 @@ std::vector<int> tasks_in(const fs::path& dir) {
   for (int pid = 0; in >> pid;) pids.push_back(pid);
   return pids;
 }
+
+std::string read_file(const fs::path& file) {
+  std::ifstream in(file);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+}  // namespace
+
+bool hand_down_pids(const fs::path& dir) {
+  if (read_file(dir / "cgroup.subtree_control").find("pids") != std::string::npos) return true;
+  if (write_file(dir / "cgroup.subtree_control", "+pids")) return true;
+  // cgroup v2 hands a controller down only from a cgroup that holds no
+  // process itself: where it has the controller, its processes (kaudit and
+  // what started it) move into a leaf of their own first, as delegation asks.
+  if (read_file(dir / "cgroup.controllers").find("pids") == std::string::npos) return false;
+  const fs::path leaf = dir / "kaudit-leaf";
+  std::error_code ec;
+  fs::create_directory(leaf, ec);
+  if (ec) return false;
+  for (int round = 0; round < 3; ++round)
+    for (const int pid : tasks_in(dir)) write_file(leaf / "cgroup.procs", std::to_string(pid));
+  return write_file(dir / "cgroup.subtree_control", "+pids");
+}
+
+namespace {
 
 // kaudit's own cgroup in the hierarchy that has the pids controller: the
 // v1 pids hierarchy's, else the v2 one's (from /proc/self/cgroup and the
@@ -73,9 +101,7 @@ TaskLimitSupport find_parent() {
     s.kind = "cgroup v2";
     // A v2 cgroup hands a controller to its children only where it lists
     // it; kaudit's own cgroup holds kaudit, so it can add it only at the root.
-    std::ifstream subtree(s.parent / "cgroup.subtree_control");
-    std::string enabled((std::istreambuf_iterator<char>(subtree)), std::istreambuf_iterator<char>());
-    if (enabled.find("pids") == std::string::npos && !write_file(s.parent / "cgroup.subtree_control", "+pids")) {
+    if (!hand_down_pids(s.parent)) {
       s.why_not = "kaudit's cgroup v2 (" + s.parent.string() + ") does not hand the pids controller to cgroups below it";
       return s;
     }
@@ -106,6 +132,52 @@ TaskLimitSupport probe() {
   return s;
 }
 
+// In a forked process: a user namespace of its own, RLIMIT_NPROC 4, then
+// forks until one is refused. Exit 0: refused with EAGAIN within the limit.
+[[noreturn]] void try_process_limit() {
+  if (unshare(CLONE_NEWUSER) != 0) _exit(2);
+  const rlimit lim{4, 4};
+  if (setrlimit(RLIMIT_NPROC, &lim) != 0) _exit(3);
+  int hold[2];
+  if (pipe(hold) != 0) _exit(4);
+  pid_t kids[16];
+  int started = 0, refused_at = -1;
+  for (; started < 16; ++started) {
+    kids[started] = fork();
+    if (kids[started] == 0) {
+      close(hold[1]);
+      char c;
+      (void)!read(hold[0], &c, 1);  // until the trial closes the pipe
+      _exit(0);
+    }
+    if (kids[started] < 0) {
+      refused_at = errno == EAGAIN ? started : -2;
+      break;
+    }
+  }
+  close(hold[1]);
+  for (int k = 0; k < started; ++k) waitpid(kids[k], nullptr, 0);
+  _exit(refused_at >= 0 && refused_at <= 4 ? 0 : 5);
+}
+
+ProcessLimitSupport probe_process_limit() {
+  ProcessLimitSupport s;
+  const pid_t pid = fork();
+  if (pid == 0) try_process_limit();
+  int status = 0;
+  if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) {
+    s.why_not = "the trial process could not be run";
+    return s;
+  }
+  switch (WEXITSTATUS(status)) {
+    case 0: s.available = true; break;
+    case 2: s.why_not = "no user namespace could be made for the trial"; break;
+    case 5: s.why_not = "RLIMIT_NPROC was not enforced in a user namespace"; break;
+    default: s.why_not = "RLIMIT_NPROC could not be set in a user namespace"; break;
+  }
+  return s;
+}
+
 std::atomic<unsigned> next_id{0};
 
 }  // namespace
@@ -120,6 +192,11 @@ bool join_cgroup(const char* join_file) {
 
 const TaskLimitSupport& task_limit_support() {
   static const TaskLimitSupport support = probe();
+  return support;
+}
+
+const ProcessLimitSupport& process_limit_support() {
+  static const ProcessLimitSupport support = probe_process_limit();
   return support;
 }
 

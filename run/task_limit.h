@@ -20,6 +20,24 @@ struct TaskLimitSupport {
 // Found out once per process (it makes and removes one cgroup to be sure).
 const TaskLimitSupport& task_limit_support();
 
+// Where no cgroup can hold the limit (on the H200 machine kaudit's cgroup v2
+// does not hand the pids controller down): RLIMIT_NPROC, which the kernel
+// counts per user in each user namespace, so a sandboxed child (uid 65534 in
+// the run's own user namespace, without capabilities) gets a count of its
+// run's own. Found out once per process by a trial in a user namespace of
+// its own whose forks must meet EAGAIN at the limit.
+struct ProcessLimitSupport {
+  bool available = false;
+  std::string why_not;
+};
+const ProcessLimitSupport& process_limit_support();
+
+// Makes cgroup v2 `dir` hand the pids controller to cgroups below it: at
+// once where it may, else after moving the processes it holds into a leaf
+// below it (dir/kaudit-leaf; v2 hands controllers down only from cgroups
+// without processes of their own). False where `dir` lacks the controller.
+bool hand_down_pids(const std::filesystem::path& dir);
+
 // Moves the calling process into the cgroup whose cgroup.procs is `join_file`
 // (TaskLimit::join_file). Only system calls: a forked child calls it before exec.
 bool join_cgroup(const char* join_file);

@@ -99,6 +99,23 @@ TEST(ProbeFindings, RightFirstThenStaleOutputsIsWorkSkipped) {
   EXPECT_TRUE(probe_findings(e, "s.py", {1.5, 0.5}).empty());
 }
 
+// Identical bench calls that differ by 1.8x among themselves (p90/p10) make
+// a 2.2x fresh gap noise; the same gap over steady bench calls is a finding.
+TEST(ProbeFindings, FreshGapMustClearTheBenchCallsOwnNoise) {
+  auto e = clean();
+  e.modes["fresh"].median_ms = 2.2;
+  e.modes["fresh"].min_ms = 2.0;
+  e.modes["bench"].spread = 1.8;
+  EXPECT_TRUE(probe_findings(e, "s.py", {1.5, 0.5}).empty());
+  e.modes["bench"].spread = 1.05;
+  EXPECT_EQ(ids(probe_findings(e, "s.py", {1.5, 0.5})), std::set<std::string>{"speedup-vanishes-with-fresh-inputs"});
+  // However noisy, a gap of many times the work stays a finding.
+  e.modes["bench"].spread = 40;
+  e.modes["fresh"].median_ms = 20;
+  e.modes["fresh"].min_ms = 18;
+  EXPECT_EQ(ids(probe_findings(e, "s.py", {1.5, 0.5})), std::set<std::string>{"speedup-vanishes-with-fresh-inputs"});
+}
+
 // The medians decide: the score is the median, and a fresh median over the
 // bench one means most fresh calls were slow. A fresh minimum at bench speed
 // is a call the cache answered anyway (a cache keyed on an address the

@@ -367,6 +367,67 @@ TEST(RunnerCpu, ReferenceInputsThatOutlastTheSetupBudgetEndTheRun) {
   EXPECT_GT(inputs_s, 5.0) << r["phases"];  // stopped by the budget (the reason), not before it
 }
 
+// The reference's own process killed while it computes expected outputs
+// (on the H200, six runs sharing the machine's memory; here it kills itself
+// once the harness holds its check jobs): a fault of the machine. The run
+// says why the reference ended and draws no finding from the comparisons
+// that did not happen (correct-only-untimed was drawn from them before).
+TEST(RunnerCpu, AReferenceThatDiesLeavesNoFindingFromComparisons) {
+  SKIP_WITHOUT_TORCH();
+  const std::string reference = std::regex_replace(
+      problem_file("linear_relu", "reference.py"), std::regex("    def forward\\(self, x, w\\):\n"),
+      "    def forward(self, x, w):\n"
+      "        import os, signal, sys\n"
+      "        f = sys._getframe()\n"
+      "        while f is not None and not (f.f_code.co_name == 'run_reference' and 'jobs' in f.f_locals):\n"
+      "            f = f.f_back\n"
+      "        if f is not None:\n"
+      "            os.kill(os.getpid(), signal.SIGKILL)\n");
+  ASSERT_NE(reference.find("SIGKILL"), std::string::npos) << reference;
+  const fs::path problem = problem_variant("linear_relu", "reference_dies", {{"reference.py", reference}});
+  auto o = options("linear_relu", "clean.py");
+  o.problem = problem;
+  const json r = kaudit::run::run_submission(o);
+  ASSERT_EQ(r["result"], "error") << describe(r);
+  EXPECT_EQ(r["error"]["phase"], "reference") << describe(r);
+  // Through the sandbox the signal arrives as exit status 137 (128 + 9).
+  const std::string reason = r["error"]["reason"];
+  EXPECT_TRUE(std::regex_search(reason, std::regex("ended \\((exit status 137, )?signal 9 \\(SIGKILL\\)\\) before "
+                                                   "computing expected outputs, killed from outside the run")))
+      << reason;
+  EXPECT_NE(r["error"]["detail"]["reference_exit"].get<std::string>().find("signal 9 (SIGKILL)"), std::string::npos)
+      << describe(r);
+  EXPECT_EQ(ids(r), Ids{}) << describe(r);
+  EXPECT_TRUE(r["timing"].empty()) << r["timing"].dump();
+}
+
+// A call that returns two reused tensors is one reused call: the message
+// counts calls ("On shape 0 142 of 75 calls" counted tensors before).
+TEST(RunnerCpu, ReusedOutputsAreCountedByCall) {
+  SKIP_WITHOUT_TORCH();
+  const std::string reference =
+      std::regex_replace(problem_file("linear_relu", "reference.py"),
+                         std::regex("        return torch.relu\\(x @ w \\+ self.bias\\)\n"),
+                         "        y = torch.relu(x @ w + self.bias)\n        return y, y * 2\n");
+  ASSERT_NE(reference.find("return y, y * 2"), std::string::npos) << reference;
+  auto o = options("linear_relu", "two_outputs_reused.py");
+  o.problem = problem_variant("linear_relu", "two_outputs", {{"reference.py", reference}});
+  o.modes = {"bench"};
+  const json r = kaudit::run::run_submission(o);
+  EXPECT_EQ(r["result"], "correct") << describe(r);
+  bool found = false;
+  for (const auto& f : r["findings"]) {
+    if (f["id"] != "output-reused") continue;
+    found = true;
+    const std::string m = f["message"];
+    std::smatch n;
+    ASSERT_TRUE(std::regex_search(m, n, std::regex("([0-9]+) of ([0-9]+) calls"))) << m;
+    EXPECT_LE(std::stoi(n[1]), std::stoi(n[2])) << m;
+    EXPECT_GT(std::stoi(n[1]), 0) << m;
+  }
+  EXPECT_TRUE(found) << describe(r);
+}
+
 TEST(RunnerCpu, KernelBenchFormatRunsUnchanged) {
   SKIP_WITHOUT_TORCH();
   auto o = options("kb_softplus", "kb_softplus_clean.py");
@@ -425,6 +486,22 @@ TEST(RunnerCpu, ChannelReplacedUnderTheHarnessIsTampering) {
   // Every message after hello: at least every timed call's report.
   EXPECT_GE(clean["submission_process"]["channel_checks"]["checked"].get<int>(), 3 * 10)
       << clean["submission_process"].dump();
+}
+
+// Compiler processes in the first call of every new shape (Triton's ptxas,
+// load_inline's ninja) leave the harness's channel where it was: on the H200
+// clean Triton runs were called harness-tampered at their last probe shape.
+TEST(RunnerCpu, CompilerProcessesAtNewShapesKeepTheChannel) {
+  SKIP_WITHOUT_TORCH();
+  const json r = kaudit::run::run_submission(options("linear_relu", "compile_per_shape.py"));
+  EXPECT_EQ(r["result"], "correct") << describe(r);
+  EXPECT_FALSE(ids(r).count("harness-tampered")) << describe(r);
+  EXPECT_FALSE(ids(r).count("protocol-violation")) << describe(r);
+  const json& checks = r["submission_process"]["channel_checks"];
+  EXPECT_EQ(checks["replaced"], false) << checks.dump();
+  EXPECT_FALSE(checks.contains("unavailable")) << checks.dump();
+  EXPECT_GE(checks["checked"].get<int>(), 3 * 10) << checks.dump();
+  EXPECT_FALSE(r["input_probes"]["off_grid"]["shapes"].empty()) << r["input_probes"].dump();
 }
 
 TEST(RunnerCpu, CacheOnIdentityIsWrongAfterRewrite) {

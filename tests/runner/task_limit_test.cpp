@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <sched.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -92,4 +93,22 @@ TEST(TaskLimit, WhatIsLeftEndsWithTheCgroup) {
   EXPECT_TRUE(ended) << "the daemon outlived its cgroup";
   ::close(pipe_fds[0]);
   ::close(pipe_fds[1]);
+}
+
+// Where no cgroup can hold the limit, RLIMIT_NPROC does for sandboxed
+// children: the kernel counts it per user in each user namespace, so a
+// run's sandbox has a count of its own. Wherever a user namespace can be
+// made here, the trial must find the limit enforced.
+TEST(TaskLimit, RlimitNprocHoldsInAUserNamespaceOfItsOwn) {
+  // The kernel exempts the processes of uid 0 (INIT_USER) from RLIMIT_NPROC,
+  // in any user namespace: as root the trial must find it not enforced.
+  if (geteuid() == 0) {
+    EXPECT_FALSE(kaudit::run::process_limit_support().available);
+    GTEST_SKIP() << "as root RLIMIT_NPROC binds nobody: " << kaudit::run::process_limit_support().why_not;
+  }
+  const pid_t pid = fork();
+  if (pid == 0) _exit(unshare(CLONE_NEWUSER) == 0 ? 0 : 1);
+  if (exit_code(pid) != 0) GTEST_SKIP() << "no user namespace can be made here";
+  const auto& support = kaudit::run::process_limit_support();
+  EXPECT_TRUE(support.available) << support.why_not;
 }

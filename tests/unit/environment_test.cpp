@@ -111,6 +111,25 @@ TEST(Environment, TheSameFailureAloneWithSpaceIsTheSubmissions) {
   EXPECT_FALSE(r.facts().infrastructure);
 }
 
+// A reference process that ends before answering is kaudit's process, not
+// the submission's: retried alone, and if it dies again an
+// infrastructure-error, never counted against the submission.
+TEST(Environment, AReferenceThatDiesTwiceIsInfrastructure) {
+  int attempts = 0;
+  const RunResult r = run_guarded(
+      [&] {
+        ++attempts;
+        RunResult f;
+        f.set_error("reference", "the reference process ended (signal 9 (SIGKILL)) before computing expected outputs");
+        return f;
+      },
+      nullptr, roomy());
+  EXPECT_EQ(attempts, 2);
+  ASSERT_TRUE(r.infrastructure);
+  EXPECT_EQ((*r.infrastructure)["cause"], "the reference's own process ended");
+  EXPECT_TRUE(r.facts().infrastructure);
+}
+
 TEST(Environment, OtherFailuresAreNotRetried) {
   int attempts = 0;
   const RunResult r = run_guarded([&] { ++attempts; return failed("ValueError: wrong"); }, nullptr, roomy());
