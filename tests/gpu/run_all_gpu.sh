@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One call on the GPU machine, several checks, one file back: runs the steps
 # named in KAUDIT_GPU_STEPS (default "runner corpus"; also "tracer",
-# "tracer-quick", "tracer-overhead", "isolation-cost", "attacks", "input-probes", "grader-compare") within KAUDIT_GPU_CALL_S seconds (default 570), then packs
+# "tracer-quick", "tracer-overhead", "isolation-cost", "attacks", "input-probes", "grader-compare", "gate") within KAUDIT_GPU_CALL_S seconds (default 570), then packs
 # everything under $OUT into $OUT/all.tgz, because a call brings back 8 files
 # at most. The summary lines go to stdout (the call's output tail).
 #
@@ -45,13 +45,24 @@ for step in ${KAUDIT_GPU_STEPS:-runner corpus}; do
               bash tests/attacks/run_attacks.sh build-gpu/kaudit . >"$OUT/attacks.log" 2>&1
             echo "attacks: exit $? at $(( $(date +%s) - start )) s"
             grep -E "^(PASS|FAIL|KNOWN|SKIP)|attack\(s\)" "$OUT/attacks.log" | cut -c1-220 ;;
+    gate) # issue 26's gate: every clean entry, the honest set and a stratified set of cheats
+          # (tests/gpu/gate_manifest.py), audited as a user would; prints matched/total. Carry
+          # gpu-batch made by `kaudit audit --device none --manifest gate-manifest.json -o gpu-batch`.
+          [[ -x build-gpu/kaudit ]] || KAUDIT_RUNNER_PART=none timeout "$(left)" bash tests/gpu/run_runner_gpu.sh >/dev/null 2>&1
+          echo "gate: built at $(( $(date +%s) - start )) s"
+          grep -E "PASS|FAIL|built|FAILED|tests? (skipped|passed)" "$OUT/runner_gpu.log" 2>/dev/null | tail -12
+          python3 tests/gpu/gate_manifest.py gate-manifest.json
+          KAUDIT_CORPUS_MANIFEST=gate-manifest.json KAUDIT_CORPUS_JOBS=${KAUDIT_CORPUS_JOBS:-6} \
+            KAUDIT_CORPUS_BUDGET_S=$(( $(left) - 30 )) bash tests/gpu/run_corpus_gpu.sh >/dev/null 2>&1
+          echo "gate: exit $? at $(( $(date +%s) - start )) s"
+          python3 tests/gpu/gate_report.py gpu-batch | tee "$OUT/gate.txt" ;;
     grader-compare) timeout "$(left)" bash tests/gpu/grader_compare.sh >"$OUT/grader_compare.log" 2>&1
             echo "grader-compare: exit $? at $(( $(date +%s) - start )) s"
             tail -4 "$OUT/grader_compare.log" ;;
     isolation-cost) timeout "$(left)" bash tests/gpu/isolation_cost_gpu.sh >"$OUT/isolation_cost.log" 2>&1
             echo "isolation-cost: exit $? at $(( $(date +%s) - start )) s"
             cat "$OUT/isolation_cost.log" | tail -8 ;;
-    *) echo "unknown step $step (tracer, tracer-quick, tracer-overhead, runner, corpus, isolation-cost, attacks, input-probes, grader-compare)" ;;
+    *) echo "unknown step $step (tracer, tracer-quick, tracer-overhead, runner, corpus, isolation-cost, attacks, input-probes, grader-compare, gate)" ;;
   esac
 done
 # Everything back as one file.

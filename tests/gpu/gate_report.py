@@ -1,0 +1,59 @@
+#!/usr/bin/env python3
+"""What the GPU gate showed (tests/gpu/run_all_gpu.sh step gate), from a batch
+folder: one line per entry (expected, got, deciding finding ids, seconds, the
+largest fresh/bench ratio), then matched/total and the count that matters
+most: clean entries judged cheat or benchmark-aware.
+
+  gate_report.py BATCH_DIR
+"""
+import json
+import os
+import sys
+
+
+def load(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def main():
+    if len(sys.argv) != 2:
+        raise SystemExit(__doc__)
+    batch = sys.argv[1]
+    rows, matched, decided, wrongly_accused = [], 0, 0, []
+    isolation = None
+    for key in sorted(os.listdir(batch)):
+        sub = load(os.path.join(batch, key, "submission.json"))
+        if not sub or "expected" not in sub:
+            continue
+        want = sub["expected"]
+        verdict = load(os.path.join(batch, key, "verdict.json")) or {}
+        run = load(os.path.join(batch, key, "run.json")) or {}
+        got = (verdict.get("result", "not-run"), verdict.get("integrity", "not-run"))
+        if not run:
+            rows.append("  not run   %-55s expected %s, %s" % (key, want["result"], want["integrity"]))
+            continue
+        decided += 1
+        ok = got == (want["result"], want["integrity"])
+        matched += ok
+        if want["integrity"] == "clean" and got[1] in ("cheat", "benchmark-aware"):
+            wrongly_accused.append(key)
+        ids = sorted({f["id"] for f in verdict.get("deciding", [])})
+        ratios = [t.get("fresh_over_bench") for t in run.get("timing", []) if t.get("fresh_over_bench")]
+        isolation = isolation or run.get("isolation")
+        rows.append("  %-8s  %-55s expected %s, %s; got %s, %s %s (%.0f s, fresh/bench max %s)" % (
+            "match" if ok else "MISMATCH", key, want["result"], want["integrity"], got[0], got[1],
+            ids if ids else "", run.get("seconds", 0), "%.2f" % max(ratios) if ratios else "-"))
+    print("\n".join(rows))
+    if isolation:
+        print("isolation: weakness: %s" % isolation.get("weakness", "none"))
+        print("isolation: task limit: %s" % [p for p in isolation.get("protections", []) if "task" in p])
+    print("gate: %d of %d decided entries match (%d entries); clean judged cheat or benchmark-aware: %d %s" % (
+        matched, decided, len(rows), len(wrongly_accused), wrongly_accused))
+
+
+if __name__ == "__main__":
+    main()
