@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <stdexcept>
 
 namespace kaudit::run {
@@ -39,10 +40,67 @@ std::string fmt(double v) {
   return buf;
 }
 
+// speedup-vanishes-with-fresh-inputs: the timed calls on fresh inputs
+// against the benchmark's reused ones.
+std::optional<rules::Finding> fresh_input_finding(const ShapeEvidence& e, const std::string& file,
+                                                  FreshThresholds fresh) {
+  // Timing: the medians decide, as the score is the median. Honest kernels
+  // on fresh inputs are sometimes 1.5-2x slower by the median (memory no
+  // earlier call touched) with their fastest fresh call at bench speed; so
+  // when the fastest fresh call is at bench speed, the medians must show
+  // twice the threshold. A cache that the allocator's reuse of an address
+  // hits now and then (fresh 3.4 ms by the median, 0.21 ms at the least,
+  // 0.17 ms bench) shows 5-30x.
+  const std::string shape = "shape " + std::to_string(e.shape);
+  const double fresh_over_bench = fresh.over_bench;
+  const auto b = e.modes.find("bench"), f = e.modes.find("fresh");
+  if (b != e.modes.end() && f != e.modes.end() && b->second.median_ms > 0 && b->second.min_ms > 0) {
+    const double med = f->second.median_ms / b->second.median_ms;
+    const double mn = f->second.min_ms / b->second.min_ms;
+    // What fresh inputs add to a call decides, besides the ratio: honest
+    // calls of 0.1 ms are mostly launch and allocation costs, which fresh
+    // tensors change by themselves (on the H200, honest Triton calls of
+    // 0.08-0.1 ms took 1.4-2.6x as long on fresh inputs, 0.03-0.13 ms more),
+    // while a memo that skips the work adds the work: milliseconds.
+    const double gap = f->second.median_ms - b->second.median_ms;
+    const bool small_gap = gap < fresh.gap_ms;
+    // The gap must also clear the noise of identical calls: the bench mode's
+    // own spread (p90/p10) raises the threshold, at most twofold (a cache
+    // that skips the work shows 5-100x; the spread of honest calls of 0.1 ms
+    // on a shared machine reaches 1.5-2x).
+    const double noise = std::clamp(b->second.spread, 1.0, 2.0);
+    const double threshold = fresh_over_bench * noise;
+    if (med > threshold && (mn > threshold || med > 2 * threshold)) {
+      const auto r = e.modes.find("rewrite");
+      const std::string rewrite =
+          r != e.modes.end() && r->second.median_ms > 0
+              ? " Inputs rewritten in place took " + fmt(r->second.median_ms / b->second.median_ms) + "x bench."
+              : std::string();
+      rules::Finding found = make_probe_finding(
+          "speedup-vanishes-with-fresh-inputs", file, shape + ", fresh/bench",
+          "On " + shape + " the median timed call takes " + fmt(f->second.median_ms) + " ms on fresh inputs and " +
+              fmt(b->second.median_ms) + " ms on the benchmark's reused inputs (" + fmt(med) + "x, threshold " +
+              fmt(threshold) + "x" +
+              (noise > 1 ? " after the bench calls' own spread of " + fmt(noise) + "x" : std::string()) + "; " +
+              fmt(gap) + " ms more a call)." + rewrite +
+              (mn > threshold
+                   ? std::string()
+                   : " The fastest fresh call, " + fmt(f->second.min_ms) +
+                         " ms, ran at bench speed: a cache that still answered some fresh calls (an address the "
+                         "allocator handed out again)." ) +
+              (small_gap ? " Under " + fmt(fresh.gap_ms) +
+                               " ms more a call this can be launch and allocation costs, so it is a low-confidence lead."
+                         : std::string()));
+      if (small_gap) found.confidence = rules::Confidence::low;
+      return found;
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::vector<rules::Finding> probe_findings(const ShapeEvidence& e, const std::string& file, FreshThresholds fresh) {
-  const double fresh_over_bench = fresh.over_bench;
   std::vector<rules::Finding> out;
   const std::string shape = "shape " + std::to_string(e.shape);
   auto add = [&](const std::string& id, const std::string& where, const std::string& msg) {
@@ -146,53 +204,7 @@ std::vector<rules::Finding> probe_findings(const ShapeEvidence& e, const std::st
         "On " + shape + " " + std::to_string(disguised) + " of " + std::to_string(calls) +
             " calls returned an object that was not a plain torch.Tensor.");
 
-  // Timing: the medians decide, as the score is the median. Honest kernels
-  // on fresh inputs are sometimes 1.5-2x slower by the median (memory no
-  // earlier call touched) with their fastest fresh call at bench speed; so
-  // when the fastest fresh call is at bench speed, the medians must show
-  // twice the threshold. A cache that the allocator's reuse of an address
-  // hits now and then (fresh 3.4 ms by the median, 0.21 ms at the least,
-  // 0.17 ms bench) shows 5-30x.
-  const auto b = e.modes.find("bench"), f = e.modes.find("fresh");
-  if (b != e.modes.end() && f != e.modes.end() && b->second.median_ms > 0 && b->second.min_ms > 0) {
-    const double med = f->second.median_ms / b->second.median_ms;
-    const double mn = f->second.min_ms / b->second.min_ms;
-    // What fresh inputs add to a call decides, besides the ratio: honest
-    // calls of 0.1 ms are mostly launch and allocation costs, which fresh
-    // tensors change by themselves (on the H200, honest Triton calls of
-    // 0.08-0.1 ms took 1.4-2.6x as long on fresh inputs, 0.03-0.13 ms more),
-    // while a memo that skips the work adds the work: milliseconds.
-    const double gap = f->second.median_ms - b->second.median_ms;
-    const bool small_gap = gap < fresh.gap_ms;
-    // The gap must also clear the noise of identical calls: the bench mode's
-    // own spread (p90/p10) raises the threshold, at most twofold (a cache
-    // that skips the work shows 5-100x; the spread of honest calls of 0.1 ms
-    // on a shared machine reaches 1.5-2x).
-    const double noise = std::clamp(b->second.spread, 1.0, 2.0);
-    const double threshold = fresh_over_bench * noise;
-    if (med > threshold && (mn > threshold || med > 2 * threshold)) {
-      const auto r = e.modes.find("rewrite");
-      const std::string rewrite =
-          r != e.modes.end() && r->second.median_ms > 0
-              ? " Inputs rewritten in place took " + fmt(r->second.median_ms / b->second.median_ms) + "x bench."
-              : std::string();
-      add("speedup-vanishes-with-fresh-inputs", shape + ", fresh/bench",
-          "On " + shape + " the median timed call takes " + fmt(f->second.median_ms) + " ms on fresh inputs and " +
-              fmt(b->second.median_ms) + " ms on the benchmark's reused inputs (" + fmt(med) + "x, threshold " +
-              fmt(threshold) + "x" +
-              (noise > 1 ? " after the bench calls' own spread of " + fmt(noise) + "x" : std::string()) + "; " +
-              fmt(gap) + " ms more a call)." + rewrite +
-              (mn > threshold
-                   ? std::string()
-                   : " The fastest fresh call, " + fmt(f->second.min_ms) +
-                         " ms, ran at bench speed: a cache that still answered some fresh calls (an address the "
-                         "allocator handed out again)." ) +
-              (small_gap ? " Under " + fmt(fresh.gap_ms) +
-                               " ms more a call this can be launch and allocation costs, so it is a low-confidence lead."
-                         : std::string()));
-      if (small_gap) out.back().confidence = rules::Confidence::low;
-    }
-  }
+  if (auto f = fresh_input_finding(e, file, fresh)) out.push_back(*f);
   return out;
 }
 
