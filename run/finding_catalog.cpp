@@ -182,12 +182,18 @@ const std::vector<rules::FindingInfo>& runner_finding_catalog() {
        "Call the model twice on one tensor, changing its values in between with `x.data.copy_(new)`; "
        "compare the second output with the reference on the new values.", Source::probe},
       {"work-skipped-on-repeat", Category::cheat, Confidence::high, 0,
-       "After the first calls, outputs no longer follow the inputs.",
-       "The submission passed the correctness calls, but timed calls in the fresh mode, each on newly "
-       "allocated inputs holding new values, returned outputs that do not match the reference on those "
-       "inputs: after some calls it stops computing and returns an earlier result.",
+       "After the first calls, or on inputs it has seen, the submission stops doing the work.",
+       "Two routes. The probes: the submission passed the correctness calls, but timed calls in the fresh "
+       "mode, each on newly allocated inputs holding new values, returned outputs that do not match the "
+       "reference on those inputs: after some calls it stops computing and returns an earlier result. The "
+       "trace: the kernels that carry the fresh timed calls' GPU time (the largest names, to 80% of it) are "
+       "absent from most timed bench calls of the same shape, which take under half the fresh calls' GPU "
+       "time: on the benchmark's repeated inputs the work is skipped (a memo under a content fingerprint: "
+       "a few sampled elements read back, then a gather and a copy). The message names the kernels on each "
+       "side.",
        "Run the model a few times on one input, then on a new random input, and compare the last output "
-       "with the reference.", Source::probe},
+       "with the reference; or open a bench and a fresh timed call of the shape in the Perfetto trace and "
+       "compare their kernels.", Source::probe},
       {"correct-only-untimed", Category::cheat, Confidence::high, 0,
        "Right in the correctness calls, wrong in the timed calls on the same inputs.",
        "The outputs of a sample of timed bench calls, on the very inputs that passed the correctness "

@@ -227,6 +227,90 @@ void export_trace(const tracer::Trace& whole, const tracer::Families& families, 
   std::ofstream(dir / "trace.chrome.json") << rules::json_text(tracer::chrome_trace(trace, families)) << "\n";
 }
 
+std::string ms_text(double ms) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g ms", ms);
+  return buf;
+}
+
+// Work skipped on the benchmark's repeated inputs (a memo under a content
+// fingerprint: on repeated inputs the timed calls launch a gather and a copy,
+// on fresh ones the real kernels). Per shape: the kernels that carry the fresh
+// timed calls' GPU time (the largest names, to 80% of it); when most bench
+// calls launch none of them and take under half the fresh calls' GPU time,
+// the work was skipped because the inputs repeated.
+void repeat_findings(const tracer::Process& proc, const ProcessIndex& index, const std::string& solution,
+                     std::vector<rules::Finding>& findings) {
+  struct CallWork {
+    uint64_t ns = 0;
+    std::set<std::string> names;
+  };
+  // (shape, mode) -> call index -> its kernels
+  std::map<std::pair<std::string, std::string>, std::map<int64_t, CallWork>> calls;
+  for (const auto& k : proc.kernels) {
+    const tracer::Call* c = index.call_of(k);
+    if (!c || c->phase != "timed" || (c->mode != "bench" && c->mode != "fresh")) continue;
+    CallWork& w = calls[{c->shape, c->mode}][c->index];
+    w.ns += k.duration();
+    w.names.insert(k.display_name());
+  }
+  auto median_ns = [](const std::map<int64_t, CallWork>& by_call) {
+    std::vector<uint64_t> v;
+    for (const auto& [i, w] : by_call) v.push_back(w.ns);
+    std::sort(v.begin(), v.end());
+    return v.empty() ? uint64_t{0} : v[v.size() / 2];
+  };
+  auto top_names = [](const std::map<int64_t, CallWork>& by_call, const tracer::Process& p, const ProcessIndex& ix,
+                      const std::string& shape, const std::string& mode) {
+    std::map<std::string, uint64_t> by_name;
+    uint64_t total = 0;
+    for (const auto& k : p.kernels) {
+      const tracer::Call* c = ix.call_of(k);
+      if (!c || c->phase != "timed" || c->shape != shape || c->mode != mode || !by_call.count(c->index)) continue;
+      by_name[k.display_name()] += k.duration();
+      total += k.duration();
+    }
+    std::vector<std::pair<uint64_t, std::string>> sorted;
+    for (const auto& [n, ns] : by_name) sorted.emplace_back(ns, n);
+    std::sort(sorted.rbegin(), sorted.rend());
+    std::vector<std::string> names;
+    uint64_t covered = 0;
+    for (const auto& [ns, n] : sorted) {
+      if (names.size() == 5 || (total > 0 && covered * 10 >= total * 8)) break;
+      names.push_back(n);
+      covered += ns;
+    }
+    return names;
+  };
+  auto list = [](const std::vector<std::string>& names) {
+    std::string text;
+    for (const auto& n : names) text += (text.empty() ? "" : ", ") + rules::cut_utf8(n, 80);
+    return text.empty() ? std::string("no kernel") : text;
+  };
+  for (const auto& [key, fresh] : calls) {
+    if (key.second != "fresh" || fresh.size() < 3) continue;
+    const auto b = calls.find({key.first, "bench"});
+    if (b == calls.end() || b->second.size() < 3) continue;
+    const std::vector<std::string> work = top_names(fresh, proc, index, key.first, "fresh");
+    std::size_t without = 0;
+    for (const auto& [i, w] : b->second)
+      if (std::none_of(work.begin(), work.end(), [&](const std::string& n) { return w.names.count(n) > 0; }))
+        ++without;
+    const uint64_t fresh_ns = median_ns(fresh), bench_ns = median_ns(b->second);
+    if (work.empty() || without * 2 <= b->second.size() || bench_ns * 2 >= fresh_ns) continue;
+    rules::Finding f = make_probe_finding(
+        "work-skipped-on-repeat", solution, "shape " + key.first + ", bench against fresh",
+        "On shape " + key.first + " the timed calls on fresh inputs did their work in " + list(work) + "; " +
+            std::to_string(without) + " of " + std::to_string(b->second.size()) +
+            " bench calls, on the benchmark's repeated inputs, launched none of them (they ran " +
+            list(top_names(b->second, proc, index, key.first, "bench")) + ", " + ms_text(bench_ns / 1e6) +
+            " of GPU time by the median against " + ms_text(fresh_ns / 1e6) +
+            "): the work is skipped when the inputs repeat.");
+    f.source = rules::Source::trace;
+    findings.push_back(f);
+  }
+}
+
 }  // namespace
 
 json summarize_trace(const std::filesystem::path& dir, long pid, const std::string& solution,
@@ -268,6 +352,7 @@ json summarize_trace(const std::filesystem::path& dir, long pid, const std::stri
     library_findings(*proc, index, families, *pack, solution, findings);
     out["authored_share"] = authored_share(*proc, index, families, *pack, solution, findings);
   }
+  repeat_findings(*proc, ProcessIndex(*proc), solution, findings);
   const auto summaries = tracer::summarize_calls(*proc, families);
 
   // Groups: (phase, shape, mode).

@@ -149,27 +149,37 @@ TEST_F(TraceSummary, ExportKeepsTheFirstCallsOfEachShapeAndMode) {
 // A journal of timed bench calls on shape 0, each with the given kernels:
 // (launching object, kernel name, microseconds). Launcher ids follow the
 // order of first appearance.
-std::string timed_journal(const std::vector<std::tuple<std::string, std::string, long>>& kernels, int calls = 3) {
+const std::string kTriton = "/tmp/.triton/cache/x/__triton_launcher.so";
+const std::string kCublasLt = "/usr/lib/x86_64-linux-gnu/libcublasLt.so.13";
+const std::string kTorchCuda = "/usr/lib/python3/dist-packages/torch/lib/libtorch_cuda.so";
+
+using Kernels = std::vector<std::tuple<std::string, std::string, long>>;
+
+// Bench calls with `kernels`, then (when given) as many fresh calls with `fresh`.
+std::string timed_journal(const Kernels& kernels, int calls = 3, const Kernels& fresh = {}) {
   std::string j =
       R"({"type":"process","schema":"kaudit-trace-journal/1","pid":78,"ppid":1,"exe":"python3","argv":["python3"]})"
       "\n"
       R"({"type":"cupti","api_version":130001,"compiled_api_version":130001,"driver_version":13000,"subscribed":true})"
       "\n";
   std::vector<std::string> objects;
-  for (const auto& [object, name, us] : kernels)
+  Kernels all = kernels;
+  all.insert(all.end(), fresh.begin(), fresh.end());
+  for (const auto& [object, name, us] : all)
     if (std::find(objects.begin(), objects.end(), object) == objects.end()) {
       objects.push_back(object);
       j += R"({"type":"launcher","id":)" + std::to_string(objects.size()) + R"(,"api":"cuLaunchKernelEx","object":")" +
            object + R"(","symbol":"","how":"stack","chain":[]})" + "\n";
     }
   long corr = 1;
-  for (int c = 0; c < calls; ++c) {
+  for (int c = 0; c < (fresh.empty() ? 1 : 2) * calls; ++c) {
+    const bool is_fresh = c >= calls;
     const long call = c + 1, base = 10'000'000L * (c + 1);
-    j += R"({"type":"call_begin","call":)" + std::to_string(call) +
-         R"(,"phase":"timed","shape":"0","mode":"bench","index":)" + std::to_string(c) + R"(,"ts":)" +
+    j += R"({"type":"call_begin","call":)" + std::to_string(call) + R"(,"phase":"timed","shape":"0","mode":")" +
+         (is_fresh ? "fresh" : "bench") + R"(","index":)" + std::to_string(c % calls) + R"(,"ts":)" +
          std::to_string(base) + R"(,"tid":7})" + "\n";
     long t = base + 100;
-    for (const auto& [object, name, us] : kernels) {
+    for (const auto& [object, name, us] : is_fresh ? fresh : kernels) {
       const long launcher = std::find(objects.begin(), objects.end(), object) - objects.begin() + 1;
       j += R"({"type":"launch","corr":)" + std::to_string(corr) + R"(,"api":"cuLaunchKernelEx","tid":7,"enter":)" +
            std::to_string(t) + R"(,"exit":)" + std::to_string(t + 5) + R"(,"launcher":)" + std::to_string(launcher) +
@@ -186,9 +196,6 @@ std::string timed_journal(const std::vector<std::tuple<std::string, std::string,
   return j;
 }
 
-const std::string kTriton = "/tmp/.triton/cache/x/__triton_launcher.so";
-const std::string kCublasLt = "/usr/lib/x86_64-linux-gnu/libcublasLt.so.13";
-const std::string kTorchCuda = "/usr/lib/python3/dist-packages/torch/lib/libtorch_cuda.so";
 
 struct AuthoredShare : TraceSummary {
   nlohmann::json summarize(const std::vector<std::tuple<std::string, std::string, long>>& kernels,
@@ -298,3 +305,30 @@ TEST_F(AuthoredShare, ThresholdComesFromThePack) {
 }
 
 }  // namespace
+
+// A memo under a content fingerprint (issue 28): on the benchmark's repeated
+// inputs the timed calls launch a small gather and a copy, on fresh inputs
+// the real kernels. The trace names the skipped work: a cheat.
+TEST_F(TraceSummary, WorkKernelsAbsentOnRepeatedInputsAreWorkSkipped) {
+  std::ofstream(dir / "kaudit-trace.78.jsonl") << timed_journal(
+      {{kTriton, "fingerprint_gather_kernel", 5}, {kTorchCuda, "at::native::vectorized_elementwise_kernel<copy>", 10}}, 5,
+      {{kTriton, "fingerprint_gather_kernel", 5}, {kTriton, "grouped_gemm_swiglu_kernel", 900}});
+  std::vector<kaudit::rules::Finding> findings;
+  const auto doc = kaudit::run::summarize_trace(dir, 78, "solution.py", findings);
+  if (doc["status"] == "unavailable") GTEST_SKIP() << "kaudit built without the trace model";
+  ASSERT_EQ(ids(findings), (std::set<std::string>{"work-skipped-on-repeat"})) << doc.dump();
+  EXPECT_EQ(findings[0].category, kaudit::rules::Category::cheat);
+  EXPECT_EQ(findings[0].source, kaudit::rules::Source::trace);
+  EXPECT_NE(findings[0].message.find("grouped_gemm_swiglu_kernel"), std::string::npos) << findings[0].message;
+  EXPECT_NE(findings[0].message.find("5 of 5 bench calls"), std::string::npos) << findings[0].message;
+}
+
+// The same kernels on both sides, fresh slower (memory no call touched): honest.
+TEST_F(TraceSummary, TheSameKernelsSlowerOnFreshInputsAreNotWorkSkipped) {
+  std::ofstream(dir / "kaudit-trace.78.jsonl")
+      << timed_journal({{kTriton, "grouped_gemm_swiglu_kernel", 300}}, 5, {{kTriton, "grouped_gemm_swiglu_kernel", 900}});
+  std::vector<kaudit::rules::Finding> findings;
+  const auto doc = kaudit::run::summarize_trace(dir, 78, "solution.py", findings);
+  if (doc["status"] == "unavailable") GTEST_SKIP() << "kaudit built without the trace model";
+  EXPECT_EQ(ids(findings), (std::set<std::string>{})) << doc.dump();
+}
