@@ -235,77 +235,72 @@ std::string ms_text(double ms) {
 
 // Work skipped on the benchmark's repeated inputs (a memo under a content
 // fingerprint: on repeated inputs the timed calls launch a gather and a copy,
-// on fresh ones the real kernels). Per shape: the kernels that carry the fresh
-// timed calls' GPU time (the largest names, to 80% of it); when most bench
-// calls launch none of them and take under half the fresh calls' GPU time,
-// the work was skipped because the inputs repeated.
+// on fresh ones the real kernels too). Per shape: the kernels of the fresh
+// timed calls that fewer than half of the bench calls launch; when they carry
+// at least half the fresh calls' GPU time and the bench calls take under half
+// of it, the work was skipped because the inputs repeated.
 void repeat_findings(const tracer::Process& proc, const ProcessIndex& index, const std::string& solution,
                      std::vector<rules::Finding>& findings) {
-  struct CallWork {
-    uint64_t ns = 0;
-    std::set<std::string> names;
+  struct ModeWork {
+    std::map<int64_t, uint64_t> ns_by_call;
+    std::map<std::string, std::set<int64_t>> calls_by_name;
+    std::map<std::string, uint64_t> ns_by_name;
   };
-  // (shape, mode) -> call index -> its kernels
-  std::map<std::pair<std::string, std::string>, std::map<int64_t, CallWork>> calls;
+  std::map<std::pair<std::string, std::string>, ModeWork> work;  // (shape, mode)
   for (const auto& k : proc.kernels) {
     const tracer::Call* c = index.call_of(k);
     if (!c || c->phase != "timed" || (c->mode != "bench" && c->mode != "fresh")) continue;
-    CallWork& w = calls[{c->shape, c->mode}][c->index];
-    w.ns += k.duration();
-    w.names.insert(k.display_name());
+    ModeWork& w = work[{c->shape, c->mode}];
+    w.ns_by_call[c->index] += k.duration();
+    w.calls_by_name[k.display_name()].insert(c->index);
+    w.ns_by_name[k.display_name()] += k.duration();
   }
-  auto median_ns = [](const std::map<int64_t, CallWork>& by_call) {
+  auto median_ns = [](const ModeWork& w) {
     std::vector<uint64_t> v;
-    for (const auto& [i, w] : by_call) v.push_back(w.ns);
+    for (const auto& [i, ns] : w.ns_by_call) v.push_back(ns);
     std::sort(v.begin(), v.end());
     return v.empty() ? uint64_t{0} : v[v.size() / 2];
   };
-  auto top_names = [](const std::map<int64_t, CallWork>& by_call, const tracer::Process& p, const ProcessIndex& ix,
-                      const std::string& shape, const std::string& mode) {
-    std::map<std::string, uint64_t> by_name;
-    uint64_t total = 0;
-    for (const auto& k : p.kernels) {
-      const tracer::Call* c = ix.call_of(k);
-      if (!c || c->phase != "timed" || c->shape != shape || c->mode != mode || !by_call.count(c->index)) continue;
-      by_name[k.display_name()] += k.duration();
-      total += k.duration();
-    }
+  auto largest = [](const std::map<std::string, uint64_t>& ns_by_name) {
     std::vector<std::pair<uint64_t, std::string>> sorted;
-    for (const auto& [n, ns] : by_name) sorted.emplace_back(ns, n);
+    for (const auto& [n, ns] : ns_by_name) sorted.emplace_back(ns, n);
     std::sort(sorted.rbegin(), sorted.rend());
-    std::vector<std::string> names;
-    uint64_t covered = 0;
-    for (const auto& [ns, n] : sorted) {
-      if (names.size() == 5 || (total > 0 && covered * 10 >= total * 8)) break;
-      names.push_back(n);
-      covered += ns;
-    }
-    return names;
-  };
-  auto list = [](const std::vector<std::string>& names) {
     std::string text;
-    for (const auto& n : names) text += (text.empty() ? "" : ", ") + rules::cut_utf8(n, 80);
+    for (std::size_t k = 0; k < sorted.size() && k < 3; ++k)
+      text += (text.empty() ? "" : ", ") + rules::cut_utf8(sorted[k].second, 80);
     return text.empty() ? std::string("no kernel") : text;
   };
-  for (const auto& [key, fresh] : calls) {
-    if (key.second != "fresh" || fresh.size() < 3) continue;
-    const auto b = calls.find({key.first, "bench"});
-    if (b == calls.end() || b->second.size() < 3) continue;
-    const std::vector<std::string> work = top_names(fresh, proc, index, key.first, "fresh");
+  for (const auto& [key, fresh] : work) {
+    if (key.second != "fresh" || fresh.ns_by_call.size() < 3) continue;
+    const auto b = work.find({key.first, "bench"});
+    if (b == work.end() || b->second.ns_by_call.size() < 3) continue;
+    const ModeWork& bench = b->second;
+    const std::size_t bench_calls = bench.ns_by_call.size();
+    std::map<std::string, uint64_t> missing;  // fresh kernels most bench calls lack, by their fresh GPU time
+    uint64_t fresh_total = 0, missing_ns = 0;
+    for (const auto& [name, ns] : fresh.ns_by_name) {
+      fresh_total += ns;
+      const auto on_bench = bench.calls_by_name.find(name);
+      if (on_bench != bench.calls_by_name.end() && on_bench->second.size() * 2 >= bench_calls) continue;
+      missing[name] = ns;
+      missing_ns += ns;
+    }
+    const uint64_t fresh_ns = median_ns(fresh), bench_ns = median_ns(bench);
+    if (missing.empty() || missing_ns * 2 < fresh_total || bench_ns * 2 >= fresh_ns) continue;
     std::size_t without = 0;
-    for (const auto& [i, w] : b->second)
-      if (std::none_of(work.begin(), work.end(), [&](const std::string& n) { return w.names.count(n) > 0; }))
-        ++without;
-    const uint64_t fresh_ns = median_ns(fresh), bench_ns = median_ns(b->second);
-    if (work.empty() || without * 2 <= b->second.size() || bench_ns * 2 >= fresh_ns) continue;
+    for (const auto& [i, ns] : bench.ns_by_call) {
+      bool any = false;
+      for (const auto& [name, m] : missing) any = any || bench.calls_by_name.count(name) && bench.calls_by_name.at(name).count(i);
+      without += !any;
+    }
     rules::Finding f = make_probe_finding(
         "work-skipped-on-repeat", solution, "shape " + key.first + ", bench against fresh",
-        "On shape " + key.first + " the timed calls on fresh inputs did their work in " + list(work) + "; " +
-            std::to_string(without) + " of " + std::to_string(b->second.size()) +
+        "On shape " + key.first + " the timed calls on fresh inputs spent " +
+            std::to_string(static_cast<int>(100.0 * missing_ns / fresh_total + 0.5)) + "% of their GPU time in " +
+            largest(missing) + "; " + std::to_string(without) + " of " + std::to_string(bench_calls) +
             " bench calls, on the benchmark's repeated inputs, launched none of them (they ran " +
-            list(top_names(b->second, proc, index, key.first, "bench")) + ", " + ms_text(bench_ns / 1e6) +
-            " of GPU time by the median against " + ms_text(fresh_ns / 1e6) +
-            "): the work is skipped when the inputs repeat.");
+            largest(bench.ns_by_name) + ", " + ms_text(bench_ns / 1e6) + " of GPU time by the median against " +
+            ms_text(fresh_ns / 1e6) + "): the work is skipped when the inputs repeat.");
     f.source = rules::Source::trace;
     findings.push_back(f);
   }
