@@ -289,9 +289,11 @@ void repeat_findings(const tracer::Process& proc, const ProcessIndex& index, con
     if (missing.empty() || missing_ns * 2 < fresh_total || bench_ns * 2 >= fresh_ns) continue;
     std::size_t without = 0;
     for (const auto& [i, ns] : bench.ns_by_call) {
-      bool any = false;
-      for (const auto& [name, m] : missing) any = any || bench.calls_by_name.count(name) && bench.calls_by_name.at(name).count(i);
-      without += !any;
+      const bool launched_any = std::any_of(missing.begin(), missing.end(), [&](const auto& m) {
+        const auto on_bench = bench.calls_by_name.find(m.first);
+        return on_bench != bench.calls_by_name.end() && on_bench->second.count(i) > 0;
+      });
+      without += !launched_any;
     }
     rules::Finding f = make_probe_finding(
         "work-skipped-on-repeat", solution, "shape " + key.first + ", bench against fresh",

@@ -115,8 +115,11 @@ TEST_F(TraceSummary, ATimerReadInsideATimedCallIsALead) {
   const auto doc = kaudit::run::summarize_trace(dir, 77, "solution.py", findings, nullptr, {}, measured);
   if (doc["status"] == "unavailable") GTEST_SKIP() << "kaudit built without the trace model";
   ASSERT_TRUE(ids(findings).count("timer-read-in-call")) << doc.dump();
-  for (const auto& f : findings)
-    if (f.id == "timer-read-in-call") EXPECT_EQ(f.location.symbol, "timed calls, shape 0, fresh");
+  for (const auto& f : findings) {
+    if (f.id == "timer-read-in-call") {
+      EXPECT_EQ(f.location.symbol, "timed calls, shape 0, fresh");
+    }
+  }
 }
 
 TEST_F(TraceSummary, ExportKeepsTheFirstCallsOfEachShapeAndMode) {
