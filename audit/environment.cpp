@@ -18,6 +18,9 @@ using json = nlohmann::json;
 
 namespace {
 
+// The runner's reason when the reference's own process ended (run/reference_session.cpp).
+constexpr const char* kReferenceEnded = "the reference's own process ended";
+
 struct Pattern {
   const char* text;
   const char* cause;
@@ -29,7 +32,7 @@ struct Pattern {
 constexpr std::array<Pattern, 10> kMachine = {{
     {"bwrap: ", "the sandbox could not be made"},
     // The runner's own reason (run/reference_session.cpp): kaudit's process, not the submission's.
-    {"the reference process ended (", "the reference's own process ended"},
+    {"the reference process ended (", kReferenceEnded},
     {"No space left on device", "no space left on device"},
     {"[Errno 28]", "no space left on device"},
     {"Disk quota exceeded", "disk quota exceeded"},
@@ -200,9 +203,7 @@ run::RunResult run_guarded(const std::function<run::RunResult()>& attempt, Batch
   json retry = {{"first_cause", *cause}, {"attempts", 2}};
   // A reference that dies again is still the machine's (or the problem's),
   // never the submission's failure.
-  const bool reference_died = second.error && second.error->phase == "reference" &&
-                              second.error->reason.rfind("the reference process ended (", 0) == 0;
-  if (again && (reference_died || free_bytes(s.temp_root) < s.min_free_bytes)) {
+  if (again && (*again == kReferenceEnded || free_bytes(s.temp_root) < s.min_free_bytes)) {
     second.infrastructure = json{{"cause", *again}, {"attempts", 2}, {"free_bytes", free_bytes(s.temp_root)}};
   } else if (again) {
     // The same failure alone, with space enough: the submission's own.

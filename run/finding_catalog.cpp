@@ -150,11 +150,13 @@ std::vector<rules::FindingInfo> measured_findings() {
        "The submission's own kernels ran only a small share of the graded calls' GPU time; libraries did the rest.",
        "A fig leaf: a kernel of its own ran (often a trivial scale or cast) while cuBLAS, cuDNN or ATen did the "
        "problem's work. The share is own / (own + library) of the bench-mode timed calls' kernel time per shape, "
-       "with the pack's allowed_glue_kernels (copies, fills, elementwise casts) left out of both sides; the "
+       "with the pack's allowed_glue_kernels (copies, fills, elementwise casts; sort, scan, histogram and index "
+       "kernels where routing is allowed) left out of both sides, unless the pack bans the kernel; the "
        "finding comes when a shape's share is under the pack's thresholds.min_own_kernel_share (0.5 by default; "
        "each bundled problem's pack sets its own). No kernel of its own at all is no-authored-kernel-ran: the same "
        "policy at share 0. Medium: a library kernel legitimately doing a side task can take a large share on a "
-       "small shape. Clean counter-example: a Triton GEMM that calls torch.empty and .to(bfloat16) around it (the "
+       "small shape. Low, never deciding, when every shape is under the threshold by less than "
+       "thresholds.own_share_lead_margin (0.15): bookkeeping the glue list does not name can make that up. Clean counter-example: a Triton GEMM that calls torch.empty and .to(bfloat16) around it (the "
        "fill and the cast are glue; its own share is 100%).",
        "Read run.json's trace.authored_share per shape, then open the Perfetto trace of a timed call: the long "
        "kernels' launching library is a library's.", Source::trace},
@@ -186,9 +188,10 @@ const std::vector<rules::FindingInfo>& runner_finding_catalog() {
        "Two routes. The probes: the submission passed the correctness calls, but timed calls in the fresh "
        "mode, each on newly allocated inputs holding new values, returned outputs that do not match the "
        "reference on those inputs: after some calls it stops computing and returns an earlier result. The "
-       "trace: the kernels that carry the fresh timed calls' GPU time (the largest names, to 80% of it) are "
-       "absent from most timed bench calls of the same shape, which take under half the fresh calls' GPU "
-       "time: on the benchmark's repeated inputs the work is skipped (a memo under a content fingerprint: "
+       "trace: kernels of the fresh timed calls that most timed bench calls of the same shape do not launch, "
+       "or launch hollow (a median launch under a fifth of the fresh one's: a tiny grid, an early return), "
+       "carry at least half the fresh calls' GPU time, and the bench calls take under half of it: on the "
+       "benchmark's repeated inputs the work is skipped (a memo under a content fingerprint: "
        "a few sampled elements read back, then a gather and a copy). The message names the kernels on each "
        "side.",
        "Run the model a few times on one input, then on a new random input, and compare the last output "

@@ -36,31 +36,6 @@ std::vector<int> tasks_in(const fs::path& dir) {
   return pids;
 }
 
-std::string read_file(const fs::path& file) {
-  std::ifstream in(file);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
-}  // namespace
-
-bool hand_down_pids(const fs::path& dir) {
-  if (read_file(dir / "cgroup.subtree_control").find("pids") != std::string::npos) return true;
-  if (write_file(dir / "cgroup.subtree_control", "+pids")) return true;
-  // cgroup v2 hands a controller down only from a cgroup that holds no
-  // process itself: where it has the controller, its processes (kaudit and
-  // what started it) move into a leaf of their own first, as delegation asks.
-  if (read_file(dir / "cgroup.controllers").find("pids") == std::string::npos) return false;
-  const fs::path leaf = dir / "kaudit-leaf";
-  std::error_code ec;
-  fs::create_directory(leaf, ec);
-  if (ec) return false;
-  for (int round = 0; round < 3; ++round)
-    for (const int pid : tasks_in(dir)) write_file(leaf / "cgroup.procs", std::to_string(pid));
-  return write_file(dir / "cgroup.subtree_control", "+pids");
-}
-
-namespace {
-
 // kaudit's own cgroup in the hierarchy that has the pids controller: the
 // v1 pids hierarchy's, else the v2 one's (from /proc/self/cgroup and the
 // mount table).
@@ -101,7 +76,9 @@ TaskLimitSupport find_parent() {
     s.kind = "cgroup v2";
     // A v2 cgroup hands a controller to its children only where it lists
     // it; kaudit's own cgroup holds kaudit, so it can add it only at the root.
-    if (!hand_down_pids(s.parent)) {
+    std::ifstream subtree(s.parent / "cgroup.subtree_control");
+    std::string enabled((std::istreambuf_iterator<char>(subtree)), std::istreambuf_iterator<char>());
+    if (enabled.find("pids") == std::string::npos && !write_file(s.parent / "cgroup.subtree_control", "+pids")) {
       s.why_not = "kaudit's cgroup v2 (" + s.parent.string() + ") does not hand the pids controller to cgroups below it";
       return s;
     }

@@ -32,12 +32,6 @@ struct ProcessLimitSupport {
 };
 const ProcessLimitSupport& process_limit_support();
 
-// Makes cgroup v2 `dir` hand the pids controller to cgroups below it: at
-// once where it may, else after moving the processes it holds into a leaf
-// below it (dir/kaudit-leaf; v2 hands controllers down only from cgroups
-// without processes of their own). False where `dir` lacks the controller.
-bool hand_down_pids(const std::filesystem::path& dir);
-
 // Moves the calling process into the cgroup whose cgroup.procs is `join_file`
 // (TaskLimit::join_file). Only system calls: a forked child calls it before exec.
 bool join_cgroup(const char* join_file);

@@ -235,16 +235,20 @@ std::string ms_text(double ms) {
 
 // Work skipped on the benchmark's repeated inputs (a memo under a content
 // fingerprint: on repeated inputs the timed calls launch a gather and a copy,
-// on fresh ones the real kernels too). Per shape: the kernels of the fresh
-// timed calls that fewer than half of the bench calls launch; when they carry
-// at least half the fresh calls' GPU time and the bench calls take under half
+// on fresh ones the real kernels too). Per shape, the fresh timed calls'
+// kernels whose work the bench calls lack: kernels fewer than half of them
+// launch, or launch hollow (a median launch under a fifth of the fresh one's:
+// the same kernel on a tiny grid, or returning at once; an honest kernel on
+// memory no call touched is at most a few times slower). When those carry at
+// least half the fresh calls' GPU time and the bench calls take under half
 // of it, the work was skipped because the inputs repeated.
 void repeat_findings(const tracer::Process& proc, const ProcessIndex& index, const std::string& solution,
                      std::vector<rules::Finding>& findings) {
+  constexpr uint64_t kHollow = 5;  // a bench launch this many times shorter than the fresh one does not do its work
   struct ModeWork {
     std::map<int64_t, uint64_t> ns_by_call;
-    std::map<std::string, std::set<int64_t>> calls_by_name;
-    std::map<std::string, uint64_t> ns_by_name;
+    std::map<std::string, std::map<int64_t, uint64_t>> ns_by_name_and_call;
+    std::map<std::string, std::vector<uint64_t>> launches_by_name;
   };
   std::map<std::pair<std::string, std::string>, ModeWork> work;  // (shape, mode)
   for (const auto& k : proc.kernels) {
@@ -252,14 +256,17 @@ void repeat_findings(const tracer::Process& proc, const ProcessIndex& index, con
     if (!c || c->phase != "timed" || (c->mode != "bench" && c->mode != "fresh")) continue;
     ModeWork& w = work[{c->shape, c->mode}];
     w.ns_by_call[c->index] += k.duration();
-    w.calls_by_name[k.display_name()].insert(c->index);
-    w.ns_by_name[k.display_name()] += k.duration();
+    w.ns_by_name_and_call[k.display_name()][c->index] += k.duration();
+    w.launches_by_name[k.display_name()].push_back(k.duration());
   }
-  auto median_ns = [](const ModeWork& w) {
-    std::vector<uint64_t> v;
-    for (const auto& [i, ns] : w.ns_by_call) v.push_back(ns);
+  auto median = [](std::vector<uint64_t> v) {
     std::sort(v.begin(), v.end());
     return v.empty() ? uint64_t{0} : v[v.size() / 2];
+  };
+  auto per_call_median = [&](const ModeWork& w) {
+    std::vector<uint64_t> v;
+    for (const auto& [i, ns] : w.ns_by_call) v.push_back(ns);
+    return median(v);
   };
   auto largest = [](const std::map<std::string, uint64_t>& ns_by_name) {
     std::vector<std::pair<uint64_t, std::string>> sorted;
@@ -276,32 +283,44 @@ void repeat_findings(const tracer::Process& proc, const ProcessIndex& index, con
     if (b == work.end() || b->second.ns_by_call.size() < 3) continue;
     const ModeWork& bench = b->second;
     const std::size_t bench_calls = bench.ns_by_call.size();
-    std::map<std::string, uint64_t> missing;  // fresh kernels most bench calls lack, by their fresh GPU time
+    std::map<std::string, uint64_t> missing;        // by the fresh calls' GPU time in it
+    std::map<std::string, uint64_t> full_launch;    // the least a bench call's time in it must be to count as work
+    std::map<std::string, uint64_t> bench_ns_by_name;
+    for (const auto& [name, by_call] : bench.ns_by_name_and_call)
+      for (const auto& [i, ns] : by_call) bench_ns_by_name[name] += ns;
     uint64_t fresh_total = 0, missing_ns = 0;
-    for (const auto& [name, ns] : fresh.ns_by_name) {
+    for (const auto& [name, by_call] : fresh.ns_by_name_and_call) {
+      uint64_t ns = 0;
+      for (const auto& [i, n] : by_call) ns += n;
       fresh_total += ns;
-      const auto on_bench = bench.calls_by_name.find(name);
-      if (on_bench != bench.calls_by_name.end() && on_bench->second.size() * 2 >= bench_calls) continue;
+      const uint64_t fresh_launch = median(fresh.launches_by_name.at(name));
+      const auto on_bench = bench.ns_by_name_and_call.find(name);
+      const bool most_launch = on_bench != bench.ns_by_name_and_call.end() && on_bench->second.size() * 2 >= bench_calls;
+      if (most_launch && median(bench.launches_by_name.at(name)) * kHollow >= fresh_launch) continue;
       missing[name] = ns;
+      full_launch[name] = fresh_launch / kHollow;
       missing_ns += ns;
     }
-    const uint64_t fresh_ns = median_ns(fresh), bench_ns = median_ns(bench);
+    const uint64_t fresh_ns = per_call_median(fresh), bench_ns = per_call_median(bench);
     if (missing.empty() || missing_ns * 2 < fresh_total || bench_ns * 2 >= fresh_ns) continue;
     std::size_t without = 0;
     for (const auto& [i, ns] : bench.ns_by_call) {
-      const bool launched_any = std::any_of(missing.begin(), missing.end(), [&](const auto& m) {
-        const auto on_bench = bench.calls_by_name.find(m.first);
-        return on_bench != bench.calls_by_name.end() && on_bench->second.count(i) > 0;
+      const bool did_work = std::any_of(missing.begin(), missing.end(), [&](const auto& m) {
+        const auto on_bench = bench.ns_by_name_and_call.find(m.first);
+        if (on_bench == bench.ns_by_name_and_call.end()) return false;
+        const auto in_call = on_bench->second.find(i);
+        return in_call != on_bench->second.end() && in_call->second >= full_launch.at(m.first);
       });
-      without += !launched_any;
+      without += !did_work;
     }
     rules::Finding f = make_probe_finding(
         "work-skipped-on-repeat", solution, "shape " + key.first + ", bench against fresh",
         "On shape " + key.first + " the timed calls on fresh inputs spent " +
             std::to_string(static_cast<int>(100.0 * missing_ns / fresh_total + 0.5)) + "% of their GPU time in " +
             largest(missing) + "; " + std::to_string(without) + " of " + std::to_string(bench_calls) +
-            " bench calls, on the benchmark's repeated inputs, launched none of them (they ran " +
-            largest(bench.ns_by_name) + ", " + ms_text(bench_ns / 1e6) + " of GPU time by the median against " +
+            " bench calls, on the benchmark's repeated inputs, did not run them or ran them hollow (under a fifth "
+            "of their fresh duration; the bench calls ran " +
+            largest(bench_ns_by_name) + ", " + ms_text(bench_ns / 1e6) + " of GPU time by the median against " +
             ms_text(fresh_ns / 1e6) + "): the work is skipped when the inputs repeat.");
     f.source = rules::Source::trace;
     findings.push_back(f);

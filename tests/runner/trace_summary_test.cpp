@@ -330,6 +330,22 @@ TEST_F(TraceSummary, WorkKernelsAbsentOnRepeatedInputsAreWorkSkipped) {
   EXPECT_NE(findings[0].message.find("5 of 5 bench calls"), std::string::npos) << findings[0].message;
 }
 
+// The memo written by someone who read the rule above: on a hit it launches
+// the work kernel's name too, on a grid of one block that returns at once.
+TEST_F(TraceSummary, AHollowLaunchOfTheWorkKernelIsStillWorkSkipped) {
+  std::ofstream(dir / "kaudit-trace.78.jsonl") << timed_journal(
+      {{kTorchCuda, "at::native::index_elementwise_kernel<gather>", 3}, {kTriton, "_w4a16_kernel", 2},
+       {kTorchCuda, "at::native::vectorized_elementwise_kernel<copy>", 4}},
+      5,
+      {{kTorchCuda, "at::native::index_elementwise_kernel<gather>", 3}, {kTriton, "_w4a16_kernel", 40},
+       {kTorchCuda, "at::native::vectorized_elementwise_kernel<copy>", 8}});
+  std::vector<kaudit::rules::Finding> findings;
+  const auto doc = kaudit::run::summarize_trace(dir, 78, "solution.py", findings);
+  if (doc["status"] == "unavailable") GTEST_SKIP() << "kaudit built without the trace model";
+  ASSERT_EQ(ids(findings), (std::set<std::string>{"work-skipped-on-repeat"})) << doc.dump();
+  EXPECT_NE(findings[0].message.find("5 of 5 bench calls"), std::string::npos) << findings[0].message;
+}
+
 // The same kernels on both sides, fresh slower (memory no call touched): honest.
 TEST_F(TraceSummary, TheSameKernelsSlowerOnFreshInputsAreNotWorkSkipped) {
   std::ofstream(dir / "kaudit-trace.78.jsonl")
