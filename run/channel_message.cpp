@@ -66,6 +66,9 @@ const Schema& common_events() {
       // A point where untimed GPU work may pause for a run waiting to time
       // (DeviceTurns::yield_to_timing); the runner answers "go".
       {"turn", {}},
+      // The device is not needed until the next "turn" (file work follows):
+      // the turn is given back (DeviceAccess::set_aside); no answer.
+      {"device_idle", {}},
   };
   return s;
 }
@@ -76,8 +79,9 @@ const Schema& reference_events() {
       {"reference_habits", {{"shape", Type::integer}, {"changes_inputs", Type::array}, {"aliases_input", Type::boolean}}},
       // Whether a shape's inputs, drawn twice from one seed, are the same bits (timed samples by seed).
       {"reproducible", {{"shape", Type::integer}, {"reproducible", Type::boolean}}},
+      // A case drawn from its seed in each process (no files: `inputs` empty) carries the seed.
       {"case", {{"shape", Type::integer}, {"case", Type::integer}, {"inputs", Type::entries},
-                {"probe", Type::object, false}}},
+                {"probe", Type::object, false}, {"seed", Type::integer, false}}},
       // The input probes (run/input_probes.h): an off-grid shape the reference accepted, a size or a
       // distribution it could not probe.
       {"probe_shape", {{"shape", Type::integer}, {"values", Type::object}, {"base", Type::integer},
@@ -95,7 +99,7 @@ const Schema& submission_events() {
       {"phase", {{"phase", Type::string}, {"shape", Type::integer, false}, {"mode", Type::string, false}}},
       {"ready", {}},
       {"call", {{"kind", Type::string}, {"shape", Type::integer}, {"case", Type::integer}, {"outputs", Type::entries},
-                {"inputs_after", Type::entries}, {"inputs_before", Type::entries, false},
+                {"inputs_after", Type::entries}, {"inputs_before", Type::entries, false}, {"inputs_digest", Type::string, false},
                 {"raised", Type::object, false}}},
       {"returned", {{"shape", Type::integer}}},
       {"checks", {{"shape", Type::integer}, {"mode", Type::string}, {"counts", Type::object}, {"types", Type::array}}},

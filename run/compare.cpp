@@ -116,6 +116,8 @@ json output_check_json(const OutputCheck& c) {
   return j;
 }
 
+std::string correctness_case_id(int shape, int c) { return "c_s" + std::to_string(shape) + "_c" + std::to_string(c); }
+
 std::string timed_sample_id(int shape, const std::string& mode, int call) {
   return "t_s" + std::to_string(shape) + "_" + mode + "_" + std::to_string(call);
 }
@@ -125,9 +127,12 @@ json expected_output_jobs(const SubmissionReport& report, const std::map<std::pa
   json jobs = json::array();
   for (const auto& [key, outs] : report.outputs) {
     const auto in = inputs.find(key);
-    jobs.push_back({{"id", "c_s" + std::to_string(key.first) + "_c" + std::to_string(key.second)},
-                    {"shape", key.first},
-                    {"inputs", in == inputs.end() ? json() : in->second}});
+    json job = {{"id", correctness_case_id(key.first, key.second)}, {"shape", key.first}};
+    if (in != inputs.end() && in->second.is_object())
+      job["seed"] = in->second["seed"];  // drawn again from its seed (a seeded case)
+    else
+      job["inputs"] = in == inputs.end() ? json() : in->second;
+    jobs.push_back(job);
   }
   for (const auto& [key, t] : report.timings) {
     for (const auto& s : t.value("samples", json::array())) {
@@ -154,7 +159,7 @@ namespace {
 // For a numeric-stress case of shape `i`: the magnitude of the reference's
 // output on the unscaled inputs (case 0), or 0 when it cannot be read.
 double stress_baseline_of(int i, const std::map<std::string, json>& expected, const fs::path& xfer) {
-  const auto base = expected.find("c_s" + std::to_string(i) + "_c0");
+  const auto base = expected.find(correctness_case_id(i, 0));
   if (base == expected.end()) return 0.0;
   try {
     return magnitude(read_output_files(base->second, xfer));
@@ -169,19 +174,25 @@ json judge_case(const RunPlan& plan, const SubmissionReport& report, const std::
   const CorrectnessCase& cc = plan.cases[static_cast<std::size_t>(j)];
   json c = {{"case", j}, {"seed", cc.seed}, {"scale", cc.scale}, {"kind", cc.kind}};
   const auto got = report.outputs.find({i, j});
-  const auto want = expected.find("c_s" + std::to_string(i) + "_c" + std::to_string(j));
+  const auto want = expected.find(correctness_case_id(i, j));
+  std::string why_failed;
   if (got == report.outputs.end() || want == expected.end()) {
     c["status"] = "not run";
+  } else if (want->second.is_object() && want->second.contains("unverifiable")) {  // run.cpp, hold_seeded_inputs
+    why_failed = want->second["unverifiable"].get<std::string>();
+    c.update({{"status", "failed"}, {"reason", why_failed}});
   } else {
     std::optional<double> baseline;
     if (cc.kind == "stress") baseline = stress_baseline_of(i, expected, xfer);
     const OutputCheck chk = check_outputs(got->second, want->second, xfer, plan.tolerance, baseline, plan.stress_allowance);
     c.update(output_check_json(chk));
     if (baseline && chk.status != "skipped") c["atol"] = chk.atol;
-    if (chk.status == "failed")
-      failure = "shape " + std::to_string(i) + ", " + cc.kind + " case " + std::to_string(j) + ": " + chk.reason;
+    if (chk.status == "failed") why_failed = chk.reason;
   }
+  if (!why_failed.empty())
+    failure = "shape " + std::to_string(i) + ", " + cc.kind + " case " + std::to_string(j) + ": " + why_failed;
   if (const auto m = report.mutated.find({i, j}); m != report.mutated.end()) c["inputs_mutated"] = m->second;
+  c["inputs_from"] = report.case_digests.count({i, j}) ? "seed" : "file";
   return c;
 }
 

@@ -51,6 +51,8 @@ OutputCheck check_outputs(const nlohmann::json& got, const nlohmann::json& expec
                           double stress_allowance = 0);
 nlohmann::json output_check_json(const OutputCheck& c);
 
+// The expected-output job id of a correctness case: shape, case.
+std::string correctness_case_id(int shape, int c);
 // The expected-output job id of a timed call's sample: shape, mode, call.
 std::string timed_sample_id(int shape, const std::string& mode, int call);
 

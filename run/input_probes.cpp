@@ -145,7 +145,7 @@ namespace {
 
 // The largest |value| of the reference's output on shape i's first graded case.
 std::optional<double> baseline_of(int i, const std::map<std::string, json>& expected, const fs::path& xfer) {
-  const auto base = expected.find("c_s" + std::to_string(i) + "_c0");
+  const auto base = expected.find(correctness_case_id(i, 0));
   if (base == expected.end()) return 0.0;
   try {
     return magnitude(read_output_files(base->second, xfer));
@@ -216,7 +216,7 @@ json judge_probe_call(const RunPlan& plan, const SubmissionReport& report, const
   json doc = {{"shape_index", i}, {"case", j}};
   const auto raised = report.raised.find({i, j});
   const auto got = report.outputs.find({i, j});
-  const auto want = expected.find("c_s" + std::to_string(i) + "_c" + std::to_string(j));
+  const auto want = expected.find(correctness_case_id(i, j));
   if (raised != report.raised.end()) {
     o.status = "raised";
     o.reason = raised->second.value("type", std::string()) + ": " + raised->second.value("message", std::string());

@@ -30,6 +30,7 @@ void ReferenceSession::write_config() const {
               {"init_seed", plan_.options.init_seed},
               {"shape_selection", plan_.options.shapes},
               {"cases", plan_.cases_json()},
+              {"seeded_case_bytes", plan_.options.seeded_case_bytes},
               {"probes", probe_request(plan_.options, rng)}};
   std::ofstream(ws_.private_dir() / "reference.json") << rules::json_text(cfg);
 }
@@ -54,7 +55,9 @@ double ReferenceSession::on_message(const json& m) {
   }
   if (ev == "case") {
     if (!valid_entries(m["inputs"], ws_.xfer(), "in")) return 0;  // never handed to the submission
-    inputs_[{m["shape"].get<int>(), m["case"].get<int>()}] = m["inputs"];
+    // A case drawn from its seed in both processes is {seed} instead of its files.
+    inputs_[{m["shape"].get<int>(), m["case"].get<int>()}] =
+        m.contains("seed") && m["inputs"].empty() ? json{{"seed", m["seed"]}} : m["inputs"];
     if (m.contains("probe")) {
       json probe = m["probe"];
       if (probe.contains("twin") && (!valid_entries(probe["twin"], ws_.xfer(), "in") || !probe.value("noise", json()).is_number()))
@@ -68,9 +71,13 @@ double ReferenceSession::on_message(const json& m) {
     // A yield point between seeds or expected outputs: a run waiting to time
     // goes first (time that is not the reference's own).
     const auto waiting = clock_type::now();
-    device_.yield_to_timing(turn_);
+    device_.resume(turn_);
     waited_for_device_s_ += std::chrono::duration<double>(clock_type::now() - waiting).count();
     child_->send_line("go");
+    return 0;
+  }
+  if (ev == "device_idle") {  // file work follows: the device is given back until the next "turn"
+    device_.set_aside(turn_);
     return 0;
   }
   if (ev == "generated") {

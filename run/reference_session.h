@@ -39,7 +39,8 @@ class ReferenceSession {
   void finish();
 
   const nlohmann::json& shapes() const { return shapes_; }
-  // (shape, case) -> the input entries the reference wrote.
+  // (shape, case) -> the input entries the reference wrote, or {seed} for a
+  // case each process draws from its seed (large, reproducible inputs).
   const std::map<std::pair<int, int>, nlohmann::json>& inputs() const { return inputs_; }
   // shape -> what the reference itself does to its inputs ({changes_inputs, aliases_input}).
   const std::map<int, nlohmann::json>& habits() const { return habits_; }

@@ -99,22 +99,27 @@ bool reference_inputs_intact(const Workspace& ws, const FileSeal& seal, RunResul
   return false;
 }
 
-// A seeded sample is checked on inputs the reference drew from the call's
+// A seeded sample or case is checked on inputs the reference drew from its
 // seed; where the submission's process drew other inputs from it (its
 // fingerprint differs: a generator changed there, by rigging or by global
-// settings), its output answers another question: the sample cannot pass.
+// settings), its output answers another question: it cannot pass.
 void hold_seeded_inputs(const SubmissionReport& report, const std::map<std::string, std::string>& reference_digests,
                         std::map<std::string, json>& expected) {
+  auto hold = [&](const std::string& id, const std::string& digest, const std::string& what) {
+    const auto ref = reference_digests.find(id);
+    if (expected.count(id) && ref != reference_digests.end() && digest != ref->second)
+      expected[id] = {{"unverifiable", "the inputs the submission's process drew from this " + what +
+                                           "'s seed are not the ones the seed draws in the reference's (their "
+                                           "fingerprints differ): the problem's generator was changed in the "
+                                           "submission's process"}};
+  };
+  for (const auto& [key, digest] : report.case_digests)  // correctness cases drawn from their seed
+    hold(correctness_case_id(key.first, key.second), digest, "case");
   for (const auto& [key, t] : report.timings)
-    for (const auto& s : t.value("samples", json::array())) {
-      if (!s.contains("seed")) continue;
-      const std::string id = timed_sample_id(key.first, key.second, s.value("call", 0));
-      const auto ref = reference_digests.find(id);
-      if (expected.count(id) && ref != reference_digests.end() && s.value("inputs_digest", std::string()) != ref->second)
-        expected[id] = {{"unverifiable", "the inputs the submission's process drew from this call's seed are not "
-                                         "the ones the seed draws in the reference's (their fingerprints differ): "
-                                         "the problem's generator was changed in the submission's process"}};
-    }
+    for (const auto& s : t.value("samples", json::array()))
+      if (s.contains("seed"))
+        hold(timed_sample_id(key.first, key.second, s.value("call", 0)), s.value("inputs_digest", std::string()),
+             "call");
 }
 
 }  // namespace

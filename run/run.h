@@ -38,6 +38,10 @@ struct RunOptions {
   // mode (the last): every sample's inputs stay on disk until the reference
   // has seen them, and MoE weights are GiBs.
   std::uintmax_t large_input_bytes = std::uintmax_t{1} << 30;
+  // A shape whose inputs exceed this and that one seed draws again bit for
+  // bit has the correctness cases of its other seeds drawn from their seed
+  // in each process, not written to files and read back (docs/runner.md).
+  std::uintmax_t seeded_case_bytes = std::uintmax_t{64} << 20;
   std::optional<double> setup_timeout_s;  // import, build, model set-up; default 600 cuda, 120 cpu
   std::optional<double> phase_timeout_s;  // each shape's correctness and each mode; default 300 / 60
   // Each correctness call, from the previous one's result (the first: from

@@ -93,8 +93,22 @@ double DeviceAccess::yield_to_timing(DeviceTurns::Turn& turn) {
   return waited;
 }
 
+void DeviceAccess::set_aside(DeviceTurns::Turn& turn) {
+  if (!turns_ || turn.kind() == DeviceTurns::Kind::none) return;
+  turn.release();
+  ++set_aside_;
+}
+
+double DeviceAccess::resume(DeviceTurns::Turn& turn) {
+  if (!turns_) return 0;
+  if (turn.kind() != DeviceTurns::Kind::none) return yield_to_timing(turn);
+  const double waited_before = wait_s_;
+  turn = take(DeviceTurns::Kind::shared);
+  return wait_s_ - waited_before;
+}
+
 nlohmann::json DeviceAccess::turns_json() const {
-  return {{"exclusive", exclusive_taken_}, {"shared", shared_taken_}, {"yields", yields_}};
+  return {{"exclusive", exclusive_taken_}, {"shared", shared_taken_}, {"yields", yields_}, {"set_aside", set_aside_}};
 }
 
 }  // namespace kaudit::run

@@ -82,19 +82,27 @@ class DeviceAccess {
   // A yield point of untimed work (DeviceTurns::yield_to_timing): the
   // seconds it waited, 0 when nobody was waiting to time.
   double yield_to_timing(DeviceTurns::Turn& turn);
+  // The harness needs the device no more until its next yield point (its
+  // file work follows: "device_idle"): the turn is given back now, so runs
+  // waiting to time need not wait for that work.
+  void set_aside(DeviceTurns::Turn& turn);
+  // A yield point: a turn set aside is taken again (shared), a shared one
+  // yields to timing. The seconds it waited.
+  double resume(DeviceTurns::Turn& turn);
   bool shared_device() const { return turns_ != nullptr; }
   // Whether another run of the device waits for an exclusive turn now.
   bool others_waiting_to_time() const { return turns_ && turns_->exclusive_waiting() > 0; }
   double wait_seconds() const { return wait_s_; }
-  // {exclusive, shared, yields}: the turns taken, and how often a shared
-  // one was given back to a run waiting to time. Each exclusive turn is a
-  // hand-over that waits for every other run's next yield point.
+  // {exclusive, shared, yields, set_aside}: the turns taken, how often a
+  // shared one was given back to a run waiting to time, and how often one
+  // was given back for file work. Each exclusive turn is a hand-over that
+  // waits for every other run's next yield point or set-aside.
   nlohmann::json turns_json() const;
 
  private:
   std::shared_ptr<DeviceTurns> turns_;
   double wait_s_ = 0;
-  int exclusive_taken_ = 0, shared_taken_ = 0, yields_ = 0;
+  int exclusive_taken_ = 0, shared_taken_ = 0, yields_ = 0, set_aside_ = 0;
 };
 
 }  // namespace kaudit::run

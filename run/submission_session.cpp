@@ -88,6 +88,7 @@ double SubmissionSession::on_message(const json& m) {
   if (ev == "ready") return ready_ ? violation("a second 'ready'") : on_ready();
   if (ev == "phase") return on_phase(m);
   if (ev == "turn") return on_turn();
+  if (ev == "device_idle") return on_device_idle();
   if (ev == "returned") return on_first_return(m);
   if (ev == "call" && m["kind"] == "correctness") return on_correctness_call(m);
   if (ev == "checks") {
@@ -203,11 +204,18 @@ double SubmissionSession::on_turn() {
       turn_.release();
       turn_ = device_.take(DeviceTurns::Kind::shared);
       phase_started_ += clock_type::now() - asked;
-    } else if (device_.yield_to_timing(turn_) > 0) {
+    } else if (device_.resume(turn_) > 0) {
       phase_started_ += clock_type::now() - asked;
     }
   }
   child_->send_line("go");
+  return 0;
+}
+
+// File work follows: the device is given back until the next yield point.
+// Inside a timing mode the device stays this run's whatever the harness says.
+double SubmissionSession::on_device_idle() {
+  if (ready_ && !open_mode_) device_.set_aside(turn_);
   return 0;
 }
 
@@ -446,9 +454,18 @@ double SubmissionSession::on_correctness_call(const json& m) {
   // Inputs after the call against the bytes handed over: compared here,
   // then the copies go.
   const json after = m["inputs_after"];
-  // A stress case's inputs were scaled in the harness: it hands them over as the call got them.
+  // A case drawn from its seed in the harness names the inputs' fingerprint,
+  // held against the reference's (run.cpp, hold_seeded_inputs).
+  const bool seeded = orig_it->second.is_object();
+  if (seeded != m.contains("inputs_digest"))
+    return violation(seeded ? "a correctness call drawn from its seed without the inputs' fingerprint"
+                            : "an inputs fingerprint for a correctness call read from files");
+  if (seeded) report_.case_digests[{i, j}] = m["inputs_digest"];
+  // A stress case's inputs were scaled in the harness, and a seeded case's
+  // were drawn there: it hands them over as the call got them.
   const bool scaled = m.contains("inputs_before");
   if (scaled && !valid_entries(m["inputs_before"], ws_.xfer(), "out")) return violation("inputs handed back outside its folder");
+  if (seeded && !after.empty() && !scaled) return violation("changed inputs of a seeded case without the inputs before the call");
   const json& orig = scaled ? m["inputs_before"] : orig_it->second;
   for (std::size_t k = 0; k < after.size() && k < orig.size(); ++k) {
     if (!valid_entry(after[k], ws_.xfer(), "out")) return violation("inputs handed back outside its folder");
@@ -606,7 +623,11 @@ json stage_config(const RunPlan& plan, const Workspace& ws, const std::map<std::
   };
   json correctness = json::array();
   for (int i = 0; i < shapes; ++i)
-    for (int j = 0; j < cases; ++j) correctness.push_back({{"shape", i}, {"case", j}, {"inputs", inputs_of(i, j)}});
+    for (int j = 0; j < cases; ++j) {
+      const json in = inputs_of(i, j);
+      correctness.push_back(in.is_object() ? json{{"shape", i}, {"case", j}, {"seed", in["seed"]}}
+                                           : json{{"shape", i}, {"case", j}, {"inputs", in}});
+    }
   const int sample_count = std::min(o.samples, plan.trials);
   // Shapes with large inputs: one sample per mode (RunOptions::large_input_bytes).
   json samples_by_shape = json::array();

@@ -40,6 +40,7 @@ struct TimedCall {
 struct SubmissionReport {
   std::map<std::pair<int, int>, nlohmann::json> outputs;      // (shape, case) -> output entries
   std::map<std::pair<int, int>, std::vector<int>> mutated;    // (shape, case) -> inputs changed by the call
+  std::map<std::pair<int, int>, std::string> case_digests;    // (shape, case) -> a seeded case's inputs_digest
   std::map<std::pair<int, int>, nlohmann::json> raised;       // (shape, case) -> {type, message}: the call raised
   std::map<int, nlohmann::json> correctness_counts;           // shape -> the harness's output checks
   std::map<int, nlohmann::json> stream_order;                 // shape -> {outputs, differing}
@@ -76,6 +77,7 @@ class SubmissionSession {
   double on_message(const nlohmann::json& m);
   double on_ready();
   double on_turn();
+  double on_device_idle();
   double on_mode_start(const nlohmann::json& m);
   double on_warm_done(const nlohmann::json& m);
   long long next_seed();

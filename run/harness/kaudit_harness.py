@@ -62,12 +62,19 @@ def receive():
 
 
 def device_turn():
-    """A point between pieces of untimed GPU work where a run sharing the
-    device and waiting to time goes first: the runner answers "go" once the
-    device is shared again (at once when nobody waits, or on the CPU)."""
+    """A point before a piece of untimed GPU work where a run sharing the
+    device and waiting to time goes first: the runner answers "go" once this
+    run may use the device (at once when nobody waits, or on the CPU)."""
     send("turn")
     if receive() != "go":
         raise RuntimeError("the runner did not give the device back")
+
+
+def device_idle():
+    """This process needs the device no more until its next device_turn():
+    what follows is file work (tensors already copied to host memory), and a
+    run waiting to time need not wait for it. No answer."""
+    send("device_idle")
 
 
 def raised_by(exc):
@@ -256,21 +263,47 @@ def write_values(torch, values, prefix):
     return entries
 
 
-def read_values(torch, entries, device, cache=None):
+def host_values(values):
+    """Tensors copied to host memory, other values as they are: the device's
+    part of writing them, done before device_idle()."""
+    return [T.cpu(T.contiguous(T.detach(v if type(v) is T.Tensor else T.as_subclass(v, T.Tensor))))
+            if isinstance(v, T.Tensor) else v for v in values]
+
+
+def read_files(torch, entries, cache=None):
+    """The files of an entry list that the cache (a dict) does not hold yet,
+    read into host memory: file work, done before device_turn(). read_values
+    then only copies them to the device."""
+    read = {}
+    for e in entries:
+        if "file" in e and e["file"] not in (cache or {}) and e["file"] not in read:
+            read[e["file"]] = read_tensor(torch, os.path.join(CONFIG["xfer"], e["file"]), "cpu")
+    return read
+
+
+def read_values(torch, entries, device, cache=None, host=None):
     """Entries back to values; an entry's "scale" (numeric-stress cases) is
     applied as the tensor is read. With a cache (a dict), a file already read
-    is not read again; every value returned is still a tensor of its own."""
+    is not read again; every value returned is still a tensor of its own.
+    host: files read_files() already read into host memory."""
     xfer = CONFIG["xfer"]
+    host = host or {}
+
+    def load(name):
+        if name in host:
+            return T.to(host[name], device)
+        return read_tensor(torch, os.path.join(xfer, name), device)
+
     values = []
     for e in entries:
         if "file" not in e:
             values.append(e["value"])
             continue
         if cache is None:
-            t = read_tensor(torch, os.path.join(xfer, e["file"]), device)
+            t = load(e["file"])
         else:
             if e["file"] not in cache:
-                cache[e["file"]] = read_tensor(torch, os.path.join(xfer, e["file"]), device)
+                cache[e["file"]] = load(e["file"])
             t = T.clone(cache[e["file"]])
         if "scale" in e:
             t = T.to(T.to(t, torch.float32) * float(e["scale"]), t.dtype)
@@ -731,6 +764,7 @@ def off_grid_shapes(torch, problem, token, inputs_dir, seed, budget):
     base = min(range(len(graded)), key=lambda i: prod(size_dims(problem, i).values()))
     dims = size_dims(problem, base)
     problem.apply_shape(base)
+    device_turn()
     base_inputs = problem.gen_inputs(seed)
     base_shapes = input_shapes(torch, base_inputs)
     base_finite = all_finite(torch, reference_outputs(torch, problem, base_inputs))
@@ -872,6 +906,7 @@ def distribution_cases(torch, problem, token, inputs_dir, seed, kinds, graded):
     for n in range(max(len(kinds), graded) if kinds else 0):
         i, kind = n % graded, kinds[n % len(kinds)]
         problem.apply_shape(i)
+        device_turn()
         inputs = problem.gen_inputs(seed + 1 + n)
         skip = None
         if tensor_bytes(torch, inputs) > PROBE_INPUT_BYTES:
@@ -889,7 +924,9 @@ def distribution_cases(torch, problem, token, inputs_dir, seed, kinds, graded):
         next_case[i] = next_case.get(i, 0) + 1
         probe = {"kind": "distribution", "distribution": kind}
         twin, noise = noisy_twin(torch, inputs)
-        if twin is not None:
+        inputs, twin = host_values(inputs), host_values(twin or [])
+        device_idle()  # the files are written without the device's turn
+        if noise:
             probe["twin"] = write_values(torch, twin, os.path.join(inputs_dir, "%s_s%d_c%d_n" % (token, i, j)))
             probe["noise"] = noise
         send("case", shape=i, case=j, probe=probe,
@@ -974,28 +1011,37 @@ def run_reference(torch):
             # element scaled (fp8 and integers stay): the same files, with the
             # scale applied wherever they are read (read_values).
             written = {}  # seed -> (entries, which of them a stress case scales)
+            by_seed = False  # the shape's other seeds are drawn, not written (seeded_case)
             for j, case in enumerate(CONFIG["cases"]):
+                if by_seed and case["seed"] not in written and case["scale"] == 1.0:
+                    send("case", shape=i, case=j, inputs=[], seed=case["seed"])
+                    continue
                 if case["seed"] not in written:
                     device_turn()
                     inputs = problem.gen_inputs(case["seed"])
-                    written[case["seed"]] = (
-                        write_values(torch, inputs, os.path.join(inputs_dir, "%s_s%d_c%d_" % (token, i, j))),
-                        [isinstance(v, torch.Tensor) and v.is_floating_point() and v.element_size() >= 2
-                         for v in inputs])
+                    scalable = [isinstance(v, torch.Tensor) and v.is_floating_point() and v.element_size() >= 2
+                                for v in inputs]
                     if j == 0:
                         # Drawn again from the same seed, bit for bit? Then the
                         # timed calls' fresh and rewrite inputs are drawn again
                         # here from the runner's seeds, never taken from files
                         # the submission's process wrote (docs/runner.md).
                         again = problem.gen_inputs(case["seed"])
-                        send("reproducible", shape=i, reproducible=same_values(torch, inputs, again)
-                             and len(inputs) == len(again))
+                        reproducible = same_values(torch, inputs, again) and len(inputs) == len(again)
+                        send("reproducible", shape=i, reproducible=reproducible)
                         del again
+                        by_seed = reproducible and tensor_bytes(torch, inputs) > CONFIG.get("seeded_case_bytes", SEEDED_CASE_BYTES)
                     if j == 0 and tensor_bytes(torch, inputs) <= HABIT_CHECK_BYTES:
                         changed, aliased = reference_habits(torch, problem, inputs)
                         if changed:
                             mutating_shapes.add(i)
                         send("reference_habits", shape=i, changes_inputs=changed, aliases_input=aliased)
+                    # Copied to host memory under the turn; written without it.
+                    inputs = host_values(inputs)
+                    device_idle()
+                    written[case["seed"]] = (
+                        write_values(torch, inputs, os.path.join(inputs_dir, "%s_s%d_c%d_" % (token, i, j))),
+                        scalable)
                     del inputs
                 entries, scalable = written[case["seed"]]
                 if case["scale"] != 1.0:
@@ -1023,20 +1069,24 @@ def run_reference(torch):
         for job in jobs:
             i = job["shape"]
             problem.apply_shape(i)
-            if i not in models:
-                models = {i: problem.make_model(problem.ref.Model)}
             # A reference that writes into its inputs gets them fresh from the files every job.
             if files_of(job) != cached_files or i in mutating_shapes:
                 cache, cached_files = {}, files_of(job)
+            # Files are read, and outputs written, without the device's turn.
+            host = {} if "seed" in job else read_files(torch, job["inputs"], cache)
             device_turn()
+            if i not in models:
+                models = {i: problem.make_model(problem.ref.Model)}
             digest = {}
             if "seed" in job:
                 inputs = seeded_inputs(problem, job)
                 digest = {"inputs_digest": inputs_digest(inputs)}
             else:
-                inputs = read_values(torch, job["inputs"], CONFIG["device"], cache)
-            out = models[i](*inputs)
-            outs = returned(out)
+                inputs = read_values(torch, job["inputs"], CONFIG["device"], cache, host)
+            del host
+            outs = host_values(returned(models[i](*inputs)))
+            del inputs
+            device_idle()
             entries = write_values(torch, outs, os.path.join(expected_dir, "%s_%s_" % (token, job["id"])))
             send("expected", id=job["id"], outputs=entries, **digest)
 
@@ -1190,6 +1240,16 @@ def check_seals(sealed, reported, where):
         send("tampered", where=where, names=names[:50])
 
 
+# A shape whose inputs are bigger than this, and drawn again bit for bit from
+# a seed, has the correctness cases of its other seeds drawn from their seed
+# in the submission's process, and again in the reference's for the expected
+# outputs, instead of written to files and read back (gigabytes per seed for
+# MoE weights): the first seed's inputs, and its stress cases, stay files. The
+# submission's process reports the inputs' fingerprint (inputs_digest), held
+# against the reference's as for timed samples. Above INPUTS_BACK_BYTES, so
+# such inputs are compared here after the call either way.
+SEEDED_CASE_BYTES = 64 << 20  # the runner's RunOptions::seeded_case_bytes says otherwise
+
 # Correctness calls whose inputs are at most this many bytes hand them back
 # to the runner after every call (it compares the bytes itself); bigger ones
 # are compared here, with functions bound before the submission was imported.
@@ -1303,8 +1363,16 @@ def run_submission(torch):
         held, held_bytes = [], 0
         files = {}  # a seed's files, read once for the seed and its stress cases
         for n_case, c in enumerate(by_shape.get(i, [])):
+            seeded = "seed" in c  # drawn here from its seed (SEEDED_CASE_BYTES), not read from files
+            host = {} if seeded else read_files(torch, c["inputs"], files)  # file work, before the device's turn
             device_turn()
-            inputs = read_values(torch, c["inputs"], device, files)
+            if seeded:
+                inputs = problem.gen_inputs(c["seed"])
+                digest = {"inputs_digest": inputs_digest(inputs)}
+            else:
+                inputs = read_values(torch, c["inputs"], device, files, host)
+                digest = {}
+            del host
             nbytes = tensor_bytes(torch, inputs)
             held_bytes += nbytes
             if held_bytes <= HOLD_BYTES:
@@ -1312,7 +1380,7 @@ def run_submission(torch):
             # Small inputs, and the first case's, go back to the runner after
             # the call, whole; bigger ones are compared here first and go back
             # only when they changed (large tensors are costly to move).
-            back = n_case == 0 or nbytes <= INPUTS_BACK_BYTES
+            back = not seeded and (n_case == 0 or nbytes <= INPUTS_BACK_BYTES)
             prefix = os.path.join(outputs_dir, "s%d_c%d_" % (i, c["case"]))
             # A stress case's inputs are scaled here, so they are not the
             # reference's files: the runner gets them as the call got them.
@@ -1338,14 +1406,20 @@ def run_submission(torch):
                 continue
             tracer.end()
             outs = checks.check(out, inputs)
-            after = []
-            if back or not same_values(torch, before, inputs):
-                after = write_values(torch, inputs, prefix + "a")
-            del before
-            extra = {"inputs_before": handed} if handed is not None else {}
-            send("call", kind="correctness", shape=i, case=c["case"],
-                 outputs=write_values(torch, [o for o in outs if isinstance(o, T.Tensor)], prefix + "o"),
-                 inputs_after=after, **extra)
+            # Copied to host memory under the turn; the files are written without it.
+            after = host_values(inputs) if back or not same_values(torch, before, inputs) else []
+            # A seeded case has no files of the reference's to compare with:
+            # the inputs as the call got them go with the changed ones.
+            before = host_values(before) if seeded and after else None
+            outs = host_values([o for o in outs if isinstance(o, T.Tensor)])
+            out = None
+            device_idle()
+            if before is not None:
+                handed = write_values(torch, before, prefix + "b")
+            extra = dict(digest, inputs_before=handed) if handed is not None else digest
+            send("call", kind="correctness", shape=i, case=c["case"], outputs=write_values(torch, outs, prefix + "o"),
+                 inputs_after=write_values(torch, after, prefix + "a") if after else [], **extra)
+            del outs, after, before
         send("checks", shape=i, mode="correctness", counts=checks.counts, types=sorted(checks.types))
         return files
 
@@ -1444,6 +1518,12 @@ def run_submission(torch):
     def send_summary(summary):
         i, mode = summary["shape"], summary["mode"]
         sampled = []
+        device_turn()  # copied to host memory under a turn; the files are written without it
+        for entry in summary["pending"]:
+            entry["outputs"] = host_values(entry["outputs"])
+            if "inputs" in entry:
+                entry["inputs"] = host_values(entry["inputs"])
+        device_idle()
         for entry in summary["pending"]:
             prefix = os.path.join(outputs_dir, "t_s%d_%s_%d_" % (i, mode, entry["call"]))
             sample = {"call": entry["call"], "outputs": write_values(torch, entry["outputs"], prefix + "o")}
@@ -1461,6 +1541,7 @@ def run_submission(torch):
         then its cases like any correctness case. A model that refuses the
         shape answers for every case."""
         problem.apply_shape(i)
+        device_turn()
         with torch.no_grad():
             try:
                 model = problem.make_model(cls)
@@ -1491,6 +1572,7 @@ def run_submission(torch):
                 model = problem.make_model(cls)
                 files = correctness(i, model, by_shape)
                 check_seals(sealed, tampered, "correctness")
+                device_turn()  # correctness() ends with its files, the device set aside
                 base = read_values(torch, by_shape[i][0]["inputs"], device, files)
                 del files
                 if device == "cuda":
@@ -1522,7 +1604,7 @@ def run_submission(torch):
         timed_shapes = model = base = None  # let the models and inputs go
         if device == "cuda":
             torch.cuda.empty_cache()
-        device_turn()  # the device is shared again: the kept calls' files are written now
+        device_turn()  # the device is shared again (the kept calls' files are written now)
         while summaries:  # each mode's copies go once written
             send_summary(summaries.pop(0))
         for i in range(graded, len(problem.shapes)):

@@ -1,6 +1,7 @@
 // DeviceTurns: untimed work shares the device, timing has it alone, and a
 // run waiting to time is not starved by runs asking for untimed work.
 #include "run/device_turns.h"
+#include "run/run_result.h"
 
 #include <gtest/gtest.h>
 
@@ -85,4 +86,32 @@ TEST(DeviceTurns, YieldLetsAWaitingTimingTurnGoFirst) {
   // Only a shared turn yields: an exclusive one (a timing mode) or none is kept.
   DeviceTurns::Turn none;
   EXPECT_FALSE(turns.yield_to_timing(none));
+}
+
+// A run whose harness says its file work follows ("device_idle") gives its
+// turn back at once, so a run waiting to time does not wait for that work;
+// its next yield point takes a shared turn again (issue 27: on the H200 the
+// 34 runs of the gate waited 1,354 s for turns held through file work).
+TEST(DeviceAccess, ASetAsideTurnLetsTimingInAndIsTakenAgainAtTheNextYieldPoint) {
+  auto turns = std::make_shared<DeviceTurns>();
+  kaudit::run::DeviceAccess run(turns);
+  DeviceTurns::Turn mine = run.take(Kind::shared);
+  EXPECT_EQ(turns->try_exclusive().kind(), Kind::none) << "held through its untimed GPU work";
+  run.set_aside(mine);
+  EXPECT_EQ(mine.kind(), Kind::none);
+  {
+    DeviceTurns::Turn timing = turns->try_exclusive();
+    EXPECT_EQ(timing.kind(), Kind::exclusive) << "nothing of the run holds the device during its file work";
+  }
+  run.resume(mine);
+  EXPECT_EQ(mine.kind(), Kind::shared);
+  EXPECT_EQ(turns->try_exclusive().kind(), Kind::none) << "its GPU work has the device again";
+  EXPECT_EQ(run.turns_json()["set_aside"], 1) << run.turns_json().dump();
+  EXPECT_EQ(run.turns_json()["shared"], 2) << run.turns_json().dump();
+  // Without a shared device (one run, or the CPU) there is nothing to give back.
+  kaudit::run::DeviceAccess alone(nullptr);
+  DeviceTurns::Turn none;
+  alone.set_aside(none);
+  EXPECT_EQ(alone.resume(none), 0);
+  EXPECT_EQ(alone.turns_json()["set_aside"], 0);
 }

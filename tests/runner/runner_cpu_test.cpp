@@ -142,6 +142,12 @@ TEST(RunnerCpu, AllTimingModesAreOneExclusiveTurn) {
   ASSERT_TRUE(r.contains("device_turns")) << describe(r);
   EXPECT_EQ(r["device_turns"]["exclusive"], 1) << r["device_turns"].dump();
   EXPECT_GE(r["device_turns"]["shared"].get<int>(), 2) << r["device_turns"].dump();
+  // Files are written and read without a turn: the reference's inputs (a
+  // seed each), every correctness call's outputs and the reference's
+  // expected outputs each set the device aside.
+  int cases = 0;
+  for (const auto& shape : r["correctness"]) cases += static_cast<int>(shape["cases"].size());
+  EXPECT_GE(r["device_turns"]["set_aside"].get<int>(), 2 * cases) << r["device_turns"].dump();
   ASSERT_EQ(r["timing"].size(), 2u);
   for (const auto& t : r["timing"])
     for (const char* mode : {"bench", "fresh", "rewrite"}) {
@@ -481,6 +487,54 @@ TEST(RunnerCpu, RiggedGeneratorInTheSubmissionsProcessIsCheckedOnTheSeedsInputs)
   for (const char* mode : {"fresh", "rewrite"})
     for (const auto& s : clean["timing"][0]["modes"][mode]["samples"]) EXPECT_EQ(s["inputs_from"], "seed") << mode;
   for (const auto& s : clean["timing"][0]["modes"]["bench"]["samples"]) EXPECT_EQ(s["inputs_from"], "file");
+}
+
+// A shape whose inputs are large and drawn again bit for bit from a seed has
+// the correctness cases of its other seeds drawn from their seed in both
+// processes, never written and read back (MoE weights are GiBs per seed); the
+// first seed's case and its stress cases stay files. A generator rigged in
+// the submission's process draws other inputs there: that case fails, and
+// says why, as a seeded timed sample does.
+TEST(RunnerCpu, LargeReproducibleCasesAreDrawnFromTheirSeedInEachProcess) {
+  SKIP_WITHOUT_TORCH();
+  auto o = options("linear_relu", "clean.py");
+  o.seeded_case_bytes = 1;  // every shape counts as large
+  const json r = kaudit::run::run_submission(o);
+  EXPECT_EQ(r["result"], "correct") << describe(r);
+  EXPECT_EQ(ids(r), Ids{}) << describe(r);
+  int seeded = 0;
+  for (const auto& shape : r["correctness"])
+    for (const auto& c : shape["cases"]) {
+      EXPECT_EQ(c["status"], "passed") << c.dump();
+      const bool other_seed = c["kind"] == "seed" && c["case"] != 0;
+      EXPECT_EQ(c["inputs_from"], other_seed ? "seed" : "file") << c.dump();
+      seeded += other_seed;
+    }
+  EXPECT_EQ(seeded, 2 * static_cast<int>(r["correctness"].size()));  // seeds 2 and 3 of each shape
+
+  auto rigged = attack("samples_rigged_generator");
+  rigged.seeded_case_bytes = 1;
+  const json a = kaudit::run::run_submission(rigged);
+  EXPECT_EQ(a["result"], "incorrect") << describe(a);
+  bool told = false;
+  for (const auto& c : a["correctness"][0]["cases"])
+    told |= c["inputs_from"] == "seed" && c.value("reason", std::string()).find("fingerprints differ") != std::string::npos;
+  EXPECT_TRUE(told) << a["correctness"][0].dump().substr(0, 3000);
+}
+
+// A seeded case has no reference files to compare the inputs with after the
+// call: the harness hands back the inputs as the call got them beside the
+// changed ones, and the runner compares the two.
+TEST(RunnerCpu, InputMutationIsFoundInASeededCase) {
+  SKIP_WITHOUT_TORCH();
+  auto o = options("linear_relu", "mutate_inputs.py");
+  o.seeded_case_bytes = 1;
+  const json r = kaudit::run::run_submission(o);
+  EXPECT_EQ(r["result"], "incorrect") << describe(r);
+  EXPECT_EQ(ids(r), Ids{"input-mutated"}) << describe(r);
+  const json& seeded_case = r["correctness"][0]["cases"][1];
+  EXPECT_EQ(seeded_case["inputs_from"], "seed") << seeded_case.dump();
+  EXPECT_EQ(seeded_case["inputs_mutated"], json::array({0})) << seeded_case.dump();
 }
 
 // The harness's channel is a pipe the runner made, file descriptor 3 in the
