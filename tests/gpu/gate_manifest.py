@@ -2,10 +2,14 @@
 """The GPU gate's entries (issue 26): every correct and clean corpus entry,
 the honest set (kernels/corpus/*/honest_*.py), and a fixed stratified set of
 cheats and benchmark-aware entries, one or more per class, in that order (the
-clean ones first: a clean kernel judged cheat is the worst outcome).
+clean ones first: a clean kernel judged cheat is the worst outcome), each
+group taking the problems in turn, the costliest first (cost_order).
 
   gate_manifest.py OUT.json        writes the subset of kernels/corpus/manifest.json
   gate_manifest.py --list          prints the paths
+  gate_manifest.py --all OUT.json  the whole corpus, the gate's entries first and
+                                   the rest after them (cost_order): one batch
+                                   that a gate call starts and resumed calls finish
 
 Grow CHEATS as audits get faster (issue 27); the gate must stay within one
 GPU call (tests/gpu/run_all_gpu.sh step gate).
@@ -40,7 +44,29 @@ def gate_entries():
     missing = [c for c in CHEATS if c not in by_path]
     if missing:
         raise SystemExit("gate_manifest.py: not in the manifest: " + ", ".join(missing))
-    return manifest, clean + [by_path[c] for c in CHEATS]
+    return manifest, cost_order(clean) + cost_order([by_path[c] for c in CHEATS])
+
+
+# The costliest problems first (their inputs are gigabytes: MoE, paged
+# attention), one problem after another, so that a batch of parallel jobs
+# starts its longest runs early without running several of them at once
+# (three MoE runs at once held 111 GB of /dev/shm on the H200).
+COST_ORDER = ["moe_swiglu", "paged_attention", "kda_chunked", "fp8_gemm", "w4a16_gemm", "topk"]
+
+
+def cost_order(entries):
+    def problem_of(e):
+        name = os.path.basename(e["problem"])
+        return COST_ORDER.index(name) if name in COST_ORDER else len(COST_ORDER)
+    queues = {}
+    for e in entries:
+        queues.setdefault(problem_of(e), []).append(e)
+    ordered = []
+    while any(queues.values()):
+        for k in sorted(queues):
+            if queues[k]:
+                ordered.append(queues[k].pop(0))
+    return ordered
 
 
 def main():
@@ -48,12 +74,22 @@ def main():
     if len(sys.argv) == 2 and sys.argv[1] == "--list":
         print("\n".join(e["path"] for e in entries))
         return
+    if len(sys.argv) == 3 and sys.argv[1] == "--all":
+        gate = {e["path"] for e in entries}
+        rest = cost_order([e for e in manifest["entries"] if e["path"] not in gate])
+        write(sys.argv[2], manifest, entries + rest)
+        print("the corpus: %d entries, the gate's %d first" % (len(entries) + len(rest), len(entries)))
+        return
     if len(sys.argv) != 2:
         raise SystemExit(__doc__)
-    with open(sys.argv[1], "w") as f:
+    write(sys.argv[1], manifest, entries)
+    print("gate: %d entries (%d clean, %d others)" % (len(entries), len(entries) - len(CHEATS), len(CHEATS)))
+
+
+def write(path, manifest, entries):
+    with open(path, "w") as f:
         json.dump(dict(manifest, entries=entries), f, indent=2)
         f.write("\n")
-    print("gate: %d entries (%d clean, %d others)" % (len(entries), len(entries) - len(CHEATS), len(CHEATS)))
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@ folder: one line per entry (expected, got, deciding finding ids, seconds, the
 largest fresh/bench ratio), then matched/total and the count that matters
 most: clean entries judged cheat or benchmark-aware.
 
-  gate_report.py BATCH_DIR
+  gate_report.py BATCH_DIR [MANIFEST]   only MANIFEST's entries, when given
 """
 import json
 import os
@@ -20,14 +20,17 @@ def load(path):
 
 
 def main():
-    if len(sys.argv) != 2:
+    if len(sys.argv) not in (2, 3):
         raise SystemExit(__doc__)
     batch = sys.argv[1]
+    only = None
+    if len(sys.argv) == 3:
+        only = {e["path"] for e in load(sys.argv[2])["entries"]}
     rows, matched, decided, wrongly_accused = [], 0, 0, []
     isolation = None
     for key in sorted(os.listdir(batch)):
         sub = load(os.path.join(batch, key, "submission.json"))
-        if not sub or "expected" not in sub:
+        if not sub or "expected" not in sub or (only is not None and sub.get("path") not in only):
             continue
         want = sub["expected"]
         verdict = load(os.path.join(batch, key, "verdict.json")) or {}

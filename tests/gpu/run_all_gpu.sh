@@ -47,7 +47,9 @@ for step in ${KAUDIT_GPU_STEPS:-runner corpus}; do
             grep -E "^(PASS|FAIL|KNOWN|SKIP)|attack\(s\)" "$OUT/attacks.log" | cut -c1-220 ;;
     gate) # issue 26's gate: every clean entry, the honest set and a stratified set of cheats
           # (tests/gpu/gate_manifest.py), audited as a user would; prints matched/total. Carry
-          # gpu-batch made by `kaudit audit --device none --manifest gate-manifest.json -o gpu-batch`.
+          # gpu-batch made by `kaudit audit --device none --manifest gate-manifest.json -o gpu-batch`
+          # (or with corpus-manifest.json from `gate_manifest.py --all`: the whole corpus in one
+          # batch, the gate's entries first, which resumed calls with KAUDIT_GATE_MANIFEST finish).
           [[ -x build-gpu/kaudit ]] || KAUDIT_RUNNER_PART=none timeout "$(left)" bash tests/gpu/run_runner_gpu.sh >/dev/null 2>&1
           echo "gate: built at $(( $(date +%s) - start )) s"
           grep -E "PASS|FAIL|built|FAILED|tests? (skipped|passed)" "$OUT/runner_gpu.log" 2>/dev/null | tail -12
@@ -56,7 +58,7 @@ for step in ${KAUDIT_GPU_STEPS:-runner corpus}; do
           KAUDIT_CORPUS_MANIFEST=${KAUDIT_GATE_MANIFEST:-gate-manifest.json} KAUDIT_CORPUS_JOBS=${KAUDIT_CORPUS_JOBS:-6} \
             KAUDIT_CORPUS_BUDGET_S=$(( $(left) - 30 )) bash tests/gpu/run_corpus_gpu.sh >/dev/null 2>&1
           echo "gate: exit $? at $(( $(date +%s) - start )) s"
-          python3 tests/gpu/gate_report.py gpu-batch | tee "$OUT/gate.txt" ;;
+          python3 tests/gpu/gate_report.py gpu-batch "${KAUDIT_GATE_MANIFEST:-gate-manifest.json}" | tee "$OUT/gate.txt" ;;
     grader-compare) timeout "$(left)" bash tests/gpu/grader_compare.sh >"$OUT/grader_compare.log" 2>&1
             echo "grader-compare: exit $? at $(( $(date +%s) - start )) s"
             tail -4 "$OUT/grader_compare.log" ;;
