@@ -61,7 +61,8 @@ T typed_at(const nlohmann::json& j, const char* key, T fallback, const char* whe
 Thresholds thresholds_from_json(const nlohmann::json& j) {
   if (!j.is_object()) throw std::runtime_error("rule pack: thresholds must be an object");
   static const std::set<std::string> known = {"fresh_over_bench", "fresh_over_bench_cpu", "fresh_gap_ms",
-                                              "stress_mismatch_fraction", "min_own_kernel_share", "own_share_lead_margin",
+                                              "stress_mismatch_fraction", "near_miss_fraction", "min_own_kernel_share",
+                                              "own_share_lead_margin",
                                               "fp8_dot_required"};
   for (const auto& [k, v] : j.items())
     if (!known.count(k)) throw std::runtime_error("rule pack: unknown threshold '" + k + "'");
@@ -70,6 +71,7 @@ Thresholds thresholds_from_json(const nlohmann::json& j) {
   t.fresh_over_bench_cpu = typed_at(j, "fresh_over_bench_cpu", t.fresh_over_bench_cpu, "thresholds");
   t.fresh_gap_ms = typed_at(j, "fresh_gap_ms", t.fresh_gap_ms, "thresholds");
   t.stress_mismatch_fraction = typed_at(j, "stress_mismatch_fraction", t.stress_mismatch_fraction, "thresholds");
+  t.near_miss_fraction = typed_at(j, "near_miss_fraction", t.near_miss_fraction, "thresholds");
   t.min_own_kernel_share = typed_at(j, "min_own_kernel_share", t.min_own_kernel_share, "thresholds");
   t.own_share_lead_margin = typed_at(j, "own_share_lead_margin", t.own_share_lead_margin, "thresholds");
   t.fp8_dot_required = typed_at(j, "fp8_dot_required", false, "thresholds");

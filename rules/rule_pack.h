@@ -26,6 +26,7 @@ struct Thresholds {
   // can be launch and allocation costs, and the finding is only a lead.
   double fresh_gap_ms = 0.5;
   double stress_mismatch_fraction = 0.001;  // elements a numeric-stress case may get wrong
+  double near_miss_fraction = 1e-6;  // elements any check may get just wrong (within twice the tolerance)
   // The least share of the graded timed calls' GPU time, library glue left
   // out, that the submission's own kernels must run (library-does-the-work).
   double min_own_kernel_share = 0.5;

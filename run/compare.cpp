@@ -54,9 +54,14 @@ std::vector<TensorFile> read_output_files(const json& outputs, const fs::path& x
 // reference's own output is not finite. Scaled inputs also push elements
 // onto decision edges (a saturated softmax, ties in a max) where any two
 // correct kernels may differ: a stress case passes with at most
-// `stress_allowance` of its elements outside the tolerance.
+// `stress_allowance` of its elements outside the tolerance. In any check, an
+// honest kernel's rounding differs from the reference's and lands a few
+// elements of a large output just past the tolerance (one of 58.7M in an
+// honest fp8 GEMM's timed call on the H200, off by 1.02x the bound): at most
+// `near_miss_allowance` of the elements, each within twice the tolerance,
+// pass as `tolerated_mismatches`. A wrong kernel is wrong by more, or on more.
 OutputCheck check_outputs(const json& got, const json& expected, const fs::path& xfer, const ToleranceTable& tolerances,
-                          std::optional<double> stress_baseline, double stress_allowance) {
+                          std::optional<double> stress_baseline, double stress_allowance, double near_miss_allowance) {
   // The absolute tolerance applied: the largest over the outputs once they are read.
   OutputCheck c{"passed", "", 0, 0, 0, 0, tolerances.all ? tolerances.all->atol : 0};
   try {
@@ -83,6 +88,7 @@ OutputCheck check_outputs(const json& got, const json& expected, const fs::path&
       c.max_abs = std::max(c.max_abs, cmp.max_abs_error);
       c.max_rel = std::max(c.max_rel, cmp.max_rel_error);
       c.mismatches += cmp.mismatches;
+      c.far_mismatches += cmp.far_mismatches;
       c.unwritten += cmp.poison_pattern;
       c.elements += cmp.checked;
       if (!cmp.ok && cmp.mismatches == 0) only_elements = false;
@@ -91,8 +97,11 @@ OutputCheck check_outputs(const json& got, const json& expected, const fs::path&
         c.reason = (outs.size() > 1 ? "output " + std::to_string(k) + ": " : std::string()) + cmp.reason;
       }
     }
-    if (stress_baseline && c.status == "failed" && only_elements &&
-        static_cast<double>(c.mismatches) <= stress_allowance * static_cast<double>(c.elements)) {
+    const auto within = [&](double share) {
+      return static_cast<double>(c.mismatches) <= share * static_cast<double>(c.elements);
+    };
+    if (c.status == "failed" && only_elements &&
+        ((stress_baseline && within(stress_allowance)) || (c.far_mismatches == 0 && within(near_miss_allowance)))) {
       c.status = "passed";
       c.reason.clear();
     }
@@ -184,7 +193,8 @@ json judge_case(const RunPlan& plan, const SubmissionReport& report, const std::
   } else {
     std::optional<double> baseline;
     if (cc.kind == "stress") baseline = stress_baseline_of(i, expected, xfer);
-    const OutputCheck chk = check_outputs(got->second, want->second, xfer, plan.tolerance, baseline, plan.stress_allowance);
+    const OutputCheck chk = check_outputs(got->second, want->second, xfer, plan.tolerance, baseline, plan.stress_allowance,
+                                            plan.near_miss_allowance);
     c.update(output_check_json(chk));
     if (baseline && chk.status != "skipped") c["atol"] = chk.atol;
     if (chk.status == "failed") why_failed = chk.reason;

@@ -36,6 +36,7 @@ struct OutputCheck {
   std::size_t elements = 0;
   double atol = 0;  // the absolute tolerance applied (the largest, over outputs of several dtypes)
   std::size_t unwritten = 0;  // mismatches still holding the poison bytes (Comparison::poison_pattern)
+  std::size_t far_mismatches = 0;  // Comparison::far_mismatches
 };
 
 // Largest finite |value| over the floating-point tensors of one call's outputs.
@@ -46,9 +47,11 @@ std::vector<TensorFile> read_output_files(const nlohmann::json& outputs, const s
 // Each output against the reference's with the tolerance of the reference
 // output's dtype. `stress_baseline`: for a numeric-stress case, the
 // magnitude of the reference's output on the unscaled inputs (see compare.cpp).
+// `near_miss_allowance`: the share of elements that may be rounding near
+// misses (outside the tolerance, within twice it) in any check.
 OutputCheck check_outputs(const nlohmann::json& got, const nlohmann::json& expected, const std::filesystem::path& xfer,
                           const ToleranceTable& tolerances, std::optional<double> stress_baseline,
-                          double stress_allowance = 0);
+                          double stress_allowance = 0, double near_miss_allowance = 0);
 nlohmann::json output_check_json(const OutputCheck& c);
 
 // The expected-output job id of a correctness case: shape, case.

@@ -62,7 +62,8 @@ json mode_document(const RunPlan& plan, const SubmissionReport& report, const js
       samples_ok = false;
       wrong_share = 1;
     } else {
-      const OutputCheck chk = check_outputs(s["outputs"], want->second, xfer, plan.tolerance, std::nullopt);
+      const OutputCheck chk = check_outputs(s["outputs"], want->second, xfer, plan.tolerance, std::nullopt, 0,
+                                            plan.near_miss_allowance);
       sd.update(output_check_json(chk));
       if (chk.status == "failed") {
         samples_ok = false;

@@ -171,6 +171,7 @@ std::vector<Part> over_chunks(std::size_t n, std::size_t threshold, Fn fn) {
 // One chunk's share of a comparison.
 struct Partial {
   std::size_t mismatches = 0;
+  std::size_t far_mismatches = 0;
   std::size_t poison_pattern = 0;
   double max_abs_error = 0, max_rel_error = 0;
   std::int64_t first_mismatch = -1;
@@ -183,17 +184,19 @@ void compare_range(Dec dec, const unsigned char* pa, const unsigned char* pe, st
   constexpr std::size_t esize = Dec::size;
   for (std::size_t i = begin; i < end; ++i) {
     const double x = dec(pa + i * esize), y = dec(pe + i * esize);
-    bool ok;
+    bool ok, near = false;
     if (std::isnan(y)) ok = std::isnan(x);
     else if (std::isnan(x)) ok = false;
     else if (std::isinf(y) || std::isinf(x)) ok = x == y;
     else {
-      const double diff = std::fabs(x - y);
-      ok = diff <= atol + rtol * std::fabs(y);
+      const double diff = std::fabs(x - y), bound = atol + rtol * std::fabs(y);
+      ok = diff <= bound;
+      near = diff <= 2 * bound;
       c.max_abs_error = std::max(c.max_abs_error, diff);
       if (y != 0) c.max_rel_error = std::max(c.max_rel_error, diff / std::fabs(y));
     }
     if (!ok) {
+      c.far_mismatches += !near;
       if (c.mismatches == 0) {
         c.first_mismatch = static_cast<std::int64_t>(i);
         c.got = x;
@@ -459,6 +462,7 @@ Comparison compare_tensors(const TensorFile& a, const TensorFile& e, const Toler
         c.expected = p.expected;
       }
       c.mismatches += p.mismatches;
+      c.far_mismatches += p.far_mismatches;
       c.poison_pattern += p.poison_pattern;
       c.max_abs_error = std::max(c.max_abs_error, p.max_abs_error);
       c.max_rel_error = std::max(c.max_rel_error, p.max_rel_error);

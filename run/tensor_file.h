@@ -56,6 +56,9 @@ struct Comparison {
   bool ok = false;
   std::string reason;         // empty when ok; else one sentence
   std::size_t mismatches = 0;
+  // Mismatches off by more than twice the tolerance, or not finite where the
+  // other side is (the rest are near misses: check_outputs, near_miss_allowance).
+  std::size_t far_mismatches = 0;
   std::size_t checked = 0;
   // Mismatching elements of a floating dtype whose bytes are all 0xFF: the
   // harness poisons freed memory with those bytes before a call, so these

@@ -168,13 +168,15 @@ TEST(RulePack, ProblemWithoutItsOwnPackBansOnlyItsForbiddenList) {
 
 TEST(RulePack, ThresholdsAndPolicyAreTyped) {
   const RulePack p = rule_pack_from_json({{"schema", "kaudit-rules/1"},
-                                          {"thresholds", {{"fresh_over_bench", 2.5}, {"stress_mismatch_fraction", 0.01}}},
+                                          {"thresholds", {{"fresh_over_bench", 2.5}, {"stress_mismatch_fraction", 0.01}, {"near_miss_fraction", 0.0}}},
                                           {"verdict", {{"static_decides", {"dynamic-code"}},
                                                        {"confirmed_by", {{"banned-call", {"banned-library-kernel"}}}},
                                                        {"runtime_min_confidence", "high"}}}});
   EXPECT_EQ(p.thresholds.fresh_over_bench, 2.5);
   EXPECT_EQ(p.thresholds.fresh_over_bench_cpu, 5.0) << "an absent threshold keeps its default";
   EXPECT_EQ(p.thresholds.stress_mismatch_fraction, 0.01);
+  EXPECT_EQ(p.thresholds.near_miss_fraction, 0.0);
+  EXPECT_EQ(default_rule_pack().thresholds.near_miss_fraction, 1e-6);
   EXPECT_EQ(p.verdict.static_decides, std::set<std::string>{"dynamic-code"});
   EXPECT_EQ(p.verdict.confirmed_by.at("banned-call"), std::vector<std::string>{"banned-library-kernel"});
   EXPECT_EQ(p.verdict.runtime_min_confidence, Confidence::high);
