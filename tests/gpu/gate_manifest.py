@@ -1,9 +1,8 @@
 #!/usr/bin/env python3
 """The GPU gate's entries (issue 26): every correct and clean corpus entry,
 the honest set (kernels/corpus/*/honest_*.py), and a fixed stratified set of
-cheats and benchmark-aware entries, one or more per class, in that order (the
-clean ones first: a clean kernel judged cheat is the worst outcome), each
-group taking the problems in turn, the costliest first (cost_order).
+cheats and benchmark-aware entries, one or more per class, the longest runs
+first (cost_order: the whole gate must end within one call).
 
   gate_manifest.py OUT.json        writes the subset of kernels/corpus/manifest.json
   gate_manifest.py --list          prints the paths
@@ -44,28 +43,29 @@ def gate_entries():
     missing = [c for c in CHEATS if c not in by_path]
     if missing:
         raise SystemExit("gate_manifest.py: not in the manifest: " + ", ".join(missing))
-    return manifest, cost_order(clean) + cost_order([by_path[c] for c in CHEATS])
+    return manifest, cost_order(clean + [by_path[c] for c in CHEATS])
 
 
-# The costliest problems first (their inputs are gigabytes: MoE, paged
-# attention), one problem after another, so that a batch of parallel jobs
-# starts its longest runs early without running several of them at once
-# (three MoE runs at once held 111 GB of /dev/shm on the H200).
-COST_ORDER = ["moe_swiglu", "paged_attention", "kda_chunked", "fp8_gemm", "w4a16_gemm", "topk"]
+# The longest runs first, so that a batch of parallel jobs does not end on a
+# long tail (session 15: the gate's last MoE run started late and ended after
+# the call; ordered so, the same runs' seconds pack into about 490 s instead of
+# 580 on six jobs), by the seconds each run took on the H200
+# (h200_run_seconds.json; an entry not there counts as the longest); and at
+# most two of one problem in any six in a row, so that the costliest problem's
+# runs (MoE: gigabytes of inputs each) are not all at once.
+RUN_SECONDS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "h200_run_seconds.json")
+SAME_PROBLEM_AT_ONCE, JOBS = 2, 6
 
 
 def cost_order(entries):
-    def problem_of(e):
-        name = os.path.basename(e["problem"])
-        return COST_ORDER.index(name) if name in COST_ORDER else len(COST_ORDER)
-    queues = {}
-    for e in entries:
-        queues.setdefault(problem_of(e), []).append(e)
+    with open(RUN_SECONDS) as f:
+        seconds = json.load(f)["seconds"]
+    rest = sorted(entries, key=lambda e: -seconds.get(e["path"], float("inf")))
     ordered = []
-    while any(queues.values()):
-        for k in sorted(queues):
-            if queues[k]:
-                ordered.append(queues[k].pop(0))
+    while rest:
+        recent = [e["problem"] for e in ordered[-(JOBS - 1):]]
+        k = next((k for k, e in enumerate(rest) if recent.count(e["problem"]) < SAME_PROBLEM_AT_ONCE), 0)
+        ordered.append(rest.pop(k))
     return ordered
 
 
