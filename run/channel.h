@@ -20,7 +20,7 @@ namespace kaudit::run {
 
 struct Outcome {
   bool timed_out = false;
-  bool stopped = false;  // by the watch (drive's `stop_now`)
+  bool stopped = false;  // by the watch (drive's `watch`)
   bool closed = false;
   std::vector<std::string> bad_messages;  // at most 20
 };
@@ -28,22 +28,25 @@ struct Outcome {
 // `on_message` returns < 0 to stop, 0 to keep the deadline, > 0 for a new
 // timeout in seconds from now. The time the handler takes (the runner's own
 // work, waiting for the device) moves a kept deadline on: it is not the
-// child's. `stop_now`, asked about once a second (whether the child is
-// silent or talking), ends the run before its deadline when it says so (the
-// process group is killed then too).
+// child's. `watch`, asked about once a second (whether the child is silent
+// or talking), returns < 0 to end the run before its deadline (the process
+// group is killed then too), else the seconds it held the child stopped,
+// which move the deadline on.
 template <typename Handler, typename Watch>
-Outcome drive(Child& child, Speaker speaker, double first_timeout_s, Handler&& on_message, Watch&& stop_now) {
+Outcome drive(Child& child, Speaker speaker, double first_timeout_s, Handler&& on_message, Watch&& watch) {
   Outcome out;
   auto deadline = clock_type::now() + std::chrono::milliseconds(static_cast<long long>(first_timeout_s * 1e3));
   auto next_watch = clock_type::now() + std::chrono::seconds(1);
   for (;;) {
     if (clock_type::now() >= next_watch) {
-      next_watch = clock_type::now() + std::chrono::seconds(1);
-      if (stop_now()) {
+      const double held_s = watch();
+      if (held_s < 0) {
         out.stopped = true;
         child.kill_group();
         return out;
       }
+      deadline += std::chrono::milliseconds(static_cast<long long>(held_s * 1e3));
+      next_watch = clock_type::now() + std::chrono::seconds(1);
     }
     const auto look = std::min(deadline, next_watch);
     ChannelEvent ev = child.next(look);
@@ -80,7 +83,7 @@ Outcome drive(Child& child, Speaker speaker, double first_timeout_s, Handler&& o
 
 template <typename Handler>
 Outcome drive(Child& child, Speaker speaker, double first_timeout_s, Handler&& on_message) {
-  return drive(child, speaker, first_timeout_s, std::forward<Handler>(on_message), [] { return false; });
+  return drive(child, speaker, first_timeout_s, std::forward<Handler>(on_message), [] { return 0.0; });
 }
 
 inline std::string tail(const std::string& s, std::size_t n) { return s.size() > n ? s.substr(s.size() - n) : s; }

@@ -160,7 +160,9 @@ bool ReferenceSession::prepare() {
     // as it has cases.
     waited_for_device_s_ = 0;
     out = drive(*child_, Speaker::reference, plan_.phase_s, handler, [&] {
-      return std::chrono::duration<double>(clock_type::now() - since).count() - waited_for_device_s_ > plan_.setup_s;
+      return std::chrono::duration<double>(clock_type::now() - since).count() - waited_for_device_s_ > plan_.setup_s
+                 ? -1.0
+                 : 0.0;
     });
     inputs_over_budget_ = out.stopped;
     turn_.release();

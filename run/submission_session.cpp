@@ -10,6 +10,7 @@
 #include "run/verify_timing.h"
 #include "rules/utf8.h"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -60,7 +61,10 @@ void SubmissionSession::run(const fs::path& stage_config_path, const std::map<st
     phase_started_ = clock_type::now();  // the wait is device_wait_seconds
     timeout_s_ = plan_.phase_s;
     child_->send_line(stage_config_path.string());
-    out = drive(*child_, Speaker::submission, plan_.phase_s, handler, [this] { return holds_back_timers(); });
+    out = drive(*child_, Speaker::submission, plan_.phase_s, handler, [this] {
+      const double held_s = lend_turn_while_building();
+      return holds_back_timers() ? -1.0 : held_s;
+    });
     bad_messages_.insert(bad_messages_.end(), out.bad_messages.begin(), out.bad_messages.end());
   }
   timed_out_ = out.timed_out || out.stopped;
@@ -399,6 +403,37 @@ std::string process_name(int pid) {
 
 }  // namespace
 
+// While a first call builds (a process it started: ninja, a compiler) and
+// another run waits to time, the build needs no device, and on the H200 runs
+// waited up to 130 s for 60 s load_inline builds under a shared turn. The
+// run's other processes (the harness's, with every thread of the
+// submission's; the sandbox's) are stopped, so they can launch nothing into
+// the other runs' timed calls, the build's processes run on, and the turn
+// is lent until the runs waiting to time are done; then they go on. The
+// seconds held stopped move the call's deadline on and are the run's
+// device_wait_seconds, not its first call's.
+double SubmissionSession::lend_turn_while_building() {
+  if (!first_call_pending_ || first_call_returned_ || !harness_process_ ||
+      turn_.kind() != DeviceTurns::Kind::shared || !device_.others_waiting_to_time())
+    return 0;
+  std::vector<int> stopped, building;
+  for (const int p : child_->descendants()) (processes_at_phase_.count(p) ? stopped : building).push_back(p);
+  if (building.empty()) return 0;
+  if (std::find(stopped.begin(), stopped.end(), *harness_process_) == stopped.end()) stopped.push_back(*harness_process_);
+  for (const int p : stopped) ::kill(p, SIGSTOP);
+  const auto lent = clock_type::now();
+  device_.set_aside(turn_);
+  device_.resume(turn_);  // a shared turn again, once the runs waiting to time are done
+  for (const int p : stopped) ::kill(p, SIGCONT);
+  const auto held = clock_type::now() - lent;
+  phase_started_ += held;
+  build_seen_ = clock_type::now();  // the build ran on while the run was held
+  lent_while_building_s_ += std::chrono::duration<double>(held).count();
+  for (const int p : building)
+    if (build_processes_.size() < 8) build_processes_.insert(process_name(p));
+  return std::chrono::duration<double>(held).count();
+}
+
 bool SubmissionSession::holds_back_timers() {
   if (!first_call_pending_ || !device_.others_waiting_to_time()) return false;
   const auto now = clock_type::now();
@@ -437,7 +472,9 @@ void SubmissionSession::end_first_call() {
        {"shape", current_phase_.value("shape", -1)},
        {"seconds", std::chrono::duration<double>(clock_type::now() - phase_started_).count()}});
   if (!build_processes_.empty()) result_.first_calls.back()["build_processes"] = build_processes_;
+  if (lent_while_building_s_ > 0) result_.first_calls.back()["lent_while_building_s"] = lent_while_building_s_;
   build_processes_.clear();
+  lent_while_building_s_ = 0;
   timeout_s_ = plan_.call_s;
 }
 

@@ -78,6 +78,7 @@ class SubmissionSession {
   double on_ready();
   double on_turn();
   double on_device_idle();
+  double lend_turn_while_building();
   double on_mode_start(const nlohmann::json& m);
   double on_warm_done(const nlohmann::json& m);
   long long next_seed();
@@ -122,6 +123,7 @@ class SubmissionSession {
   clock_type::time_point build_seen_;
   std::optional<double> stepped_aside_after_s_;
   std::set<std::string> build_processes_;  // names of the processes seen as a build, for first_calls
+  double lent_while_building_s_ = 0;       // the first call's turn lent to timing runs (lend_turn_while_building)
   std::vector<std::string> bad_messages_;
   // The timing protocol: the mode that is open, the modes ended whose
   // summaries are still to come, the call expected next, and which calls

@@ -218,6 +218,28 @@ TEST(RunnerCpu, FirstCallThatBuildsKeepsTheSetupBudgetBesideATimer) {
   EXPECT_EQ(timer["result"], "correct") << describe(timer);
 }
 
+// While a first call builds and another run waits to time, the build needs
+// no device: the building run's processes other than the build are held
+// stopped and its turn is lent to the timer, which times during the build
+// instead of after it; the build runs on, and the run goes on once the timer
+// is done (first_calls[].lent_while_building_s). On the H200 runs waited up
+// to 130 s for 60 s load_inline builds.
+TEST(RunnerCpu, ABuildLendsTheDeviceToARunWaitingToTime) {
+  SKIP_WITHOUT_TORCH();
+  const auto [slow, timer] = beside_a_timer("lazy_build_long.py");
+  EXPECT_EQ(slow["result"], "correct") << describe(slow) << slow.value("first_calls", json()).dump();
+  EXPECT_EQ(timer["result"], "correct") << describe(timer);
+  ASSERT_FALSE(slow["first_calls"].empty());
+  const json& first = slow["first_calls"][0];
+  ASSERT_TRUE(first.contains("lent_while_building_s")) << slow["first_calls"].dump();
+  EXPECT_GT(first["lent_while_building_s"].get<double>(), 0);
+  EXPECT_FALSE(first.value("build_processes", json::array()).empty()) << first.dump();
+  // The timer waited for the lend, not for the build to end.
+  EXPECT_LT(timer["device_wait_seconds"].get<double>(),
+            first["seconds"].get<double>() + first["lent_while_building_s"].get<double>())
+      << timer["device_wait_seconds"] << " " << first.dump();
+}
+
 // A run sized for a CPU (kaudit audit's default there) runs the graded shape
 // whose sizes have the smallest product, and says which of how many it ran.
 TEST(RunnerCpu, SmallestShapeOnlyWhenAsked) {
