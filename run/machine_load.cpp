@@ -47,6 +47,17 @@ int runnable_tasks_outside(const std::set<int>& pids) {
   return count;
 }
 
+bool all_threads_stopped(int pid) {
+  int seen = 0;
+  std::error_code ec;
+  for (const auto& task : fs::directory_iterator(fs::path("/proc") / std::to_string(pid) / "task", ec)) {
+    const std::string fields = fields_after_command(task.path() / "stat");
+    if (fields.empty() || (fields[0] != 'T' && fields[0] != 't')) return false;
+    ++seen;
+  }
+  return seen > 0;
+}
+
 std::set<int> descendants_of(int pid) {
   std::map<int, std::vector<int>> children;
   std::error_code ec;

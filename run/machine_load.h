@@ -11,6 +11,9 @@ namespace kaudit::run {
 // Tasks (threads) in state R (running or waiting for a CPU) now, over every
 // process but those in `pids`; read from /proc/PID/task/TID/stat.
 int runnable_tasks_outside(const std::set<int>& pids);
+// Whether every thread of process `pid` is stopped now (state T or t in
+// /proc/PID/task/TID/stat); false when none can be read.
+bool all_threads_stopped(int pid);
 // The processes descending from `pid` now (by each process's parent).
 std::set<int> descendants_of(int pid);
 // How long the main thread of process `pid` has waited, runnable, for a CPU

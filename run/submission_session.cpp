@@ -421,6 +421,16 @@ double SubmissionSession::lend_turn_while_building() {
   if (building.empty()) return 0;
   if (std::find(stopped.begin(), stopped.end(), *harness_process_) == stopped.end()) stopped.push_back(*harness_process_);
   for (const int p : stopped) ::kill(p, SIGSTOP);
+  // Lent only once the harness's every thread is seen stopped; where the
+  // machine does not show it (a sandbox's /proc), the run goes on holding its turn.
+  const auto asked = clock_type::now();
+  while (!all_threads_stopped(*harness_process_)) {
+    if (clock_type::now() - asked > std::chrono::milliseconds(200)) {
+      for (const int p : stopped) ::kill(p, SIGCONT);
+      return 0;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
   const auto lent = clock_type::now();
   device_.set_aside(turn_);
   device_.resume(turn_);  // a shared turn again, once the runs waiting to time are done

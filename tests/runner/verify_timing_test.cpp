@@ -117,6 +117,37 @@ TEST(MachineLoad, RunnableTasksOfOtherProcesses) {
   EXPECT_GE(kaudit::run::usable_cores(), 1);
 }
 
+// A build lends the device only once the run's harness is seen stopped
+// (SubmissionSession::lend_turn_while_building): every thread, not one.
+TEST(MachineLoad, AllThreadsStoppedOnlyWhileTheProcessIsStopped) {
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    std::thread worker([] {
+      for (;;) pause();
+    });
+    for (;;) pause();
+  }
+  EXPECT_FALSE(kaudit::run::all_threads_stopped(child));
+  ASSERT_EQ(kill(child, SIGSTOP), 0);
+  bool stopped = false;
+  for (int i = 0; i < 500 && !stopped; ++i) {
+    stopped = kaudit::run::all_threads_stopped(child);
+    if (!stopped) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  EXPECT_TRUE(stopped);
+  ASSERT_EQ(kill(child, SIGCONT), 0);
+  bool running = false;
+  for (int i = 0; i < 500 && !running; ++i) {
+    running = !kaudit::run::all_threads_stopped(child);
+    if (!running) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  EXPECT_TRUE(running);
+  kill(child, SIGKILL);
+  waitpid(child, nullptr, 0);
+  EXPECT_FALSE(kaudit::run::all_threads_stopped(child));  // gone
+}
+
 // Two processes pinned to one core take turns: each waits for the CPU about
 // as long as it runs, and schedstat says so.
 TEST(MachineLoad, WaitForACpuOfAProcessSharingItsCore) {
