@@ -3,6 +3,7 @@
 #pragma once
 
 #include "rules/finding.h"
+#include "rules/rule_pack.h"
 
 #include <nlohmann/json.hpp>
 
@@ -54,9 +55,10 @@ rules::Finding make_probe_finding(const std::string& id, const std::string& file
 // The rule pack's thresholds for speedup-vanishes-with-fresh-inputs: the
 // ratio fresh/bench (by the medians and the minima) that raises it, and the
 // time fresh inputs add to a call (ms) before it decides rather than leads.
+// The defaults are the rule pack's own (rules::Thresholds).
 struct FreshThresholds {
-  double over_bench = 1.5;
-  double gap_ms = 0.5;
+  double over_bench = rules::Thresholds{}.fresh_over_bench;
+  double gap_ms = rules::Thresholds{}.fresh_gap_ms;
 };
 
 std::vector<rules::Finding> probe_findings(const ShapeEvidence& e, const std::string& file, FreshThresholds fresh);

@@ -166,6 +166,17 @@ TEST(RulePack, ProblemWithoutItsOwnPackBansOnlyItsForbiddenList) {
   EXPECT_EQ(r.thresholds.fresh_over_bench, default_rule_pack().thresholds.fresh_over_bench);
 }
 
+// The default pack states the thresholds it ships with; they must be the
+// built-in ones that code without a pack uses (run/probe_findings.h), so a
+// change to one is a change to both.
+TEST(RulePack, TheDefaultPackStatesTheBuiltInThresholds) {
+  const Thresholds built_in, pack = default_rule_pack().thresholds;
+  EXPECT_EQ(pack.fresh_over_bench, built_in.fresh_over_bench);
+  EXPECT_EQ(pack.fresh_gap_ms, built_in.fresh_gap_ms);
+  EXPECT_EQ(pack.stress_mismatch_fraction, built_in.stress_mismatch_fraction);
+  EXPECT_EQ(pack.near_miss_fraction, built_in.near_miss_fraction);
+}
+
 TEST(RulePack, ThresholdsAndPolicyAreTyped) {
   const RulePack p = rule_pack_from_json({{"schema", "kaudit-rules/1"},
                                           {"thresholds", {{"fresh_over_bench", 2.5}, {"stress_mismatch_fraction", 0.01}, {"near_miss_fraction", 0.0}}},
