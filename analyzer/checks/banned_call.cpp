@@ -2,6 +2,7 @@
 // operator, torch.ops.aten overloads and banned C++ library symbols, found
 // through every alias form the Python front resolves.
 #include "analyzer/checks/factories.h"
+#include "analyzer/checks/fallback_path.h"
 #include "analyzer/checks/pattern_helpers.h"
 #include "analyzer/checks/value_flow.h"
 
@@ -30,7 +31,9 @@ const CheckInfo kInfo{
     "timed calls."
     "\n\n**Confidence.** High: the banned op runs on forward's path and its result can become part "
     "of the output, through any alias. Medium: it runs once, in __init__ or at import (a weight "
-    "transformed by the library is still library math). Low: it is unreachable from forward, only "
+    "transformed by the library is still library math), or only in a fallback for a failed kernel "
+    "(an except handler, the code after `if self.use_fast:` whose try returns, a helper called only "
+    "there), where the trace decides whether it ran. Low: it is unreachable from forward, only "
     "behind a switch that is off in a graded run (`if TUNING:` with TUNING read from an unset "
     "variable), or its result is only compared with the kernel's (an autotuner's or a "
     "self-check's oracle); a constructed nn.Linear that forward never calls. Clean "
@@ -202,6 +205,13 @@ class BannedCallCheck : public Check {
         message += ", but its result is only compared with another (a self-check or an autotuner's oracle), "
                    "never part of what forward returns";
         c = rules::Confidence::low;
+      }
+    }
+    if (c == rules::Confidence::high) {
+      if (Node guard = fallback_guard(m, at); guard.valid()) {
+        message += ", only in a fallback for when the kernel fails (line " + std::to_string(guard.line()) +
+                   "): the trace shows whether it ran in graded calls";
+        c = rules::Confidence::medium;
       }
     }
     sink.report(kInfo, m.file(), at.line(), at.column(), std::move(message) + ".", std::move(symbol), c);

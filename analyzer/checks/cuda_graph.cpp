@@ -25,9 +25,9 @@ const CheckInfo kInfo{
     "replay is guarded by, or stored under, data_ptr(), id() or another identity of the inputs, the message "
     "says the graph is keyed on input pointers: fresh tensors at new addresses then either miss the cache "
     "(and the speed disappears) or, worse, replay against stale memory."
-    "\n\n**Confidence.** High: a graph is captured or replayed in a function that also reads the "
-    "inputs' identity (data_ptr, id, _version): a graph keyed on addresses. Medium: identity read "
-    "elsewhere in the class, or any other capture or replay (a graph keyed on shapes). Low: C++ "
+    "\n\n**Confidence.** High: never; whether a graph's speed depends on the tensors it is given "
+    "is for the runtime probes. Medium: any capture or replay, keyed on the inputs' identity "
+    "(data_ptr, id, _version, an `is` guard: the message says so) or on shapes. Low: C++ "
     "that only touches graph APIs without capturing. Benchmark-aware at most; the fresh and "
     "rewrite probes decide. Clean counter-example: a graph captured per (shape, dtype) over "
     "static buffers, each call copying the inputs in with copy_ and returning a clone of the "
@@ -79,15 +79,11 @@ class CudaGraphCheck : public Check {
 
  private:
   // What makes the site keyed on input identity, or empty.
-  static std::string keyed_on(const Module& m, Node site, bool& same_function) {
-    same_function = false;
+  static std::string keyed_on(const Module& m, Node site) {
     const python::FunctionDef* f = m.enclosing_function(site);
     if (!f) return {};
     auto uses = identity_uses(m, f->node);
-    if (!uses.empty()) {
-      same_function = true;
-      return uses.front().what + " at line " + std::to_string(uses.front().node.line());
-    }
+    if (!uses.empty()) return uses.front().what + " at line " + std::to_string(uses.front().node.line());
     if (f->class_name.empty()) return {};
     for (const auto& g : m.functions()) {
       if (g.class_name != f->class_name) continue;
@@ -99,16 +95,14 @@ class CudaGraphCheck : public Check {
 
   void report_site(const Module& m, FindingSink& sink, Node at, const std::string& what,
                    const std::string& symbol) const {
-    bool same = false;
-    std::string key = keyed_on(m, at, same);
+    // Medium, keyed or not: a replay keyed on the inputs' identity
+    // recomputes from their memory, and only the fresh and rewrite probes
+    // tell a saved launch overhead from an answer that depends on the tensor.
+    const std::string key = keyed_on(m, at);
     std::string msg = what;
-    rules::Confidence conf = kInfo.confidence;
-    if (!key.empty()) {
-      msg += ", keyed on input pointers (" + key + ")";
-      conf = same ? rules::Confidence::high : rules::Confidence::medium;
-    }
+    if (!key.empty()) msg += ", keyed on input pointers (" + key + ")";
     msg += reach_note(m.reach_of(at)) + ".";
-    sink.report(kInfo, m.file(), at.line(), at.column(), msg, symbol, conf);
+    sink.report(kInfo, m.file(), at.line(), at.column(), msg, symbol, kInfo.confidence);
   }
 
   void run_python(const Module& m, FindingSink& sink) const {

@@ -4,6 +4,7 @@
 // matters, and the library then does the work.
 #include "analyzer/checks/pattern_helpers.h"
 #include "analyzer/checks/factories.h"
+#include "analyzer/checks/fallback_path.h"
 #include "analyzer/checks/value_flow.h"
 
 #include <map>
@@ -31,11 +32,14 @@ const CheckInfo kInfo{
     "small test shapes passes correctness on the library's answer. The banned call inside the handler is "
     "also what the banned-op check reports; this finding adds that the submission arranged for it to run "
     "when its own kernel does not."
-    "\n\n**Confidence.** High: an except handler, or a branch on an availability flag set by an "
-    "import or build guard (`if not HAS_TRITON:`), computes the result with a banned op, a helper "
-    "that uses one, or the reference model. Banned math whose result is only compared with the "
-    "kernel's (a verification branch) or that only runs behind a switch off in graded runs is not "
-    "a fallback and is not reported. Medium and low: never. Clean counter-example: `try: ext = "
+    "\n\n**Confidence.** High: a branch on an availability flag set by an import or build guard "
+    "(`if not HAS_TRITON:`), or an except handler whose try raises on its own (a `raise` in it or in a "
+    "helper it calls: a launcher that refuses some shapes), computes the result with "
+    "a banned op, a helper that uses one, or the reference model. Medium: any other except handler "
+    "that does so: it runs only if the kernel fails in a graded run, which the trace shows (a library "
+    "kernel or a banned ATen op in the timed calls confirms it). Banned math whose result is only "
+    "compared with the kernel's (a verification branch) or that only runs behind a switch off in "
+    "graded runs is not a fallback and is not reported. Low: never. Clean counter-example: `try: ext = "
     "load_inline(...) except Exception: ext = None` with `if ext is None: return "
     "triton_kernel(x)`: the fallback is another authored kernel, not reported.",
     "Make the authored kernel raise (or delete the import it guards) and run the submission: if it still "
@@ -64,7 +68,12 @@ class FallbackToBannedCheck : public Check {
       const auto t = n.type();
       if (t == "except_clause" || t == "except_group_clause") {
         for (const auto& child : n.named_children())
-          if (child.type() == "block") scan.report_in(child, "except handler at line " + std::to_string(n.line()), sink);
+          if (child.type() == "block")
+            // The handler runs only if the kernel fails, which the static view
+            // cannot know (a launch that never fails in graded runs is the
+            // common clean case); a try that raises on its own arranged it.
+            scan.report_in(child, "except handler at line " + std::to_string(n.line()), sink,
+                           patterns::try_raises_itself(m, n) ? Confidence::high : Confidence::medium);
       } else if (t == "if_statement" || t == "conditional_expression") {
         Node cond = t == "if_statement" ? n.field("condition") : Node{};
         if (t == "conditional_expression") {
@@ -184,13 +193,16 @@ class FallbackToBannedCheck : public Check {
       return !(flow.only_checked() && flow.checked);
     }
 
-    void report_in(Node scope, const std::string& where, FindingSink& sink) const {
+    void report_in(Node scope, const std::string& where, FindingSink& sink,
+                   Confidence confidence = Confidence::high) const {
       for_each_banned(scope, [&](Node at, const std::string& what) {
         sink.report(kInfo, m.file(), at.line(), at.column(),
                    "The " + where + " computes the result with " + what +
                        ", so the library or the reference does the work whenever the authored kernel fails or is "
-                       "missing.",
-                   what);
+                       "missing" +
+                       (confidence == Confidence::high ? std::string(".")
+                                                       : std::string("; the trace shows whether it ran in graded calls.")),
+                   what, confidence);
       });
     }
 

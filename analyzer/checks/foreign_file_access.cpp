@@ -3,6 +3,7 @@
 // problem.yaml, the harness's files, parent folders), importing `shapes` or
 // `reference`, and C++ file I/O.
 #include "analyzer/checks/factories.h"
+#include "analyzer/checks/liveness.h"
 #include "analyzer/checks/pattern_helpers.h"
 
 #include <algorithm>
@@ -35,7 +36,9 @@ const CheckInfo kInfo{
     "forward), or imported with a wildcard. Medium: a data file the submission does not ship, a "
     "listing of the working folder, a path that climbs out of it, C++ file I/O; and "
     "`shapes.SHAPES` read off the graded path to tune or warm up for the graded shapes "
-    "(benchmark-aware). Low (suspicious): the problem's modules imported where nothing forward "
+    "(benchmark-aware); the problem's modules changed only in a def nothing running refers to. "
+    "Low: changed only under `if __name__ == \"__main__\":` (a local self-test), which never runs "
+    "on import. Low (suspicious): the problem's modules imported where nothing forward "
     "runs reads or writes them (a get_inputs helper that calls reference.get_inputs()). Clean "
     "counter-example: `def get_inputs(): import reference; return reference.get_inputs()` in the "
     "solution: low.",
@@ -348,7 +351,9 @@ class ForeignFileAccessCheck : public Check {
       if (n.type() == "import_statement" || n.type() == "import_from_statement") return false;
       if (n.type() != "identifier" || !tainted.count(std::string(n.text())) || binding_position(n)) return true;
       if (writes_through(m, n)) {
-        if (!u.write.valid()) u.write = n;
+        // The first write that runs when the file is imported, else the first.
+        if (!u.write.valid() || (liveness_of(m, u.write) != Liveness::runs && liveness_of(m, n) == Liveness::runs))
+          u.write = n;
       } else if (const Reach r = m.reach_of(n); r == Reach::forward || r == Reach::unknown) {
         if (!u.graded_read.valid()) u.graded_read = n;
       } else if (!u.other_use.valid()) {
@@ -364,9 +369,11 @@ class ForeignFileAccessCheck : public Check {
   // (a warm-up at import, a tuning table) is benchmark-aware; an import that
   // nothing graded reaches (a get_inputs helper) is a note.
   void check_harness_import(const Module& m, Node stmt, const std::string& module, FindingSink& sink) const {
+    const Liveness import_live = liveness_of(m, stmt);
     auto report = [&](const std::string& msg, rules::Confidence conf, rules::Category cat) {
-      sink.report(kInfo, m.file(), stmt.line(), stmt.column(), msg + reach_note(m.reach_of(stmt)) + ".", module, conf,
-                  cat);
+      const std::string where =
+          import_live == Liveness::runs ? reach_note(m.reach_of(stmt)) : liveness_note(import_live);
+      sink.report(kInfo, m.file(), stmt.line(), stmt.column(), msg + where + ".", module, conf, cat);
     };
     const std::string head = "`" + one_line(stmt.text(), 50) + "` imports the problem's or harness's module " + module;
     const auto names = bound_names(stmt);
@@ -374,8 +381,15 @@ class ForeignFileAccessCheck : public Check {
       return report(head + " with a wildcard", rules::Confidence::high, rules::Category::cheat);
     const HarnessUse u = harness_uses(m, stmt, names);
     auto at = [](Node n) { return " (line " + std::to_string(n.line()) + ": `" + one_line(n.parent().text(), 40) + "`)"; };
-    if (u.write.valid())
-      return report(head + " and changes its state" + at(u.write), rules::Confidence::high, rules::Category::cheat);
+    if (u.write.valid()) {
+      // A write a harness's import never runs needs an assumption about what runs.
+      const Liveness live = liveness_of(m, u.write);
+      if (live == Liveness::runs)
+        return report(head + " and changes its state" + at(u.write), rules::Confidence::high, rules::Category::cheat);
+      return report(head + " and changes its state" + at(u.write) + (live == import_live ? "" : liveness_note(live)),
+                    live == Liveness::never_called ? rules::Confidence::medium : rules::Confidence::low,
+                    rules::Category::cheat);
+    }
     if (u.graded_read.valid())
       return report(head + " and reads it where forward runs" + at(u.graded_read), rules::Confidence::high,
                     rules::Category::cheat);

@@ -2,6 +2,7 @@
 // builtins, numpy or the harness's modules and their classes, by `=`,
 // setattr, __dict__ writes or mock.patch.
 #include "analyzer/checks/factories.h"
+#include "analyzer/checks/liveness.h"
 #include "analyzer/checks/pattern_helpers.h"
 
 #include <regex>
@@ -26,8 +27,10 @@ const CheckInfo kInfo{
     "reported here."
     "\n\n**Confidence.** High: an attribute of torch, the timer, a harness module (reference, "
     "shapes) or a builtin is replaced, by assignment, setattr or a __dict__ write, anywhere in "
-    "the file: the replacement acts even when the code that does it is never called from forward. "
-    "Medium and low: never. Clean counter-example: `torch.backends.cuda.matmul.allow_tf32 = "
+    "the file that runs when a harness imports it: at import, in the model's methods, in get_inputs or "
+    "get_init_inputs, or in a def any of them refers to (the replacement acts even off forward's path). "
+    "Medium: in a def that nothing running refers to. Low: only under `if __name__ == \"__main__\":`, "
+    "which never runs on import (a local self-test that sets the reference's sizes). Clean counter-example: `torch.backends.cuda.matmul.allow_tf32 = "
     "False` and dynamo or inductor config settings are switches, not replaced functions, and are "
     "not reported.",
     "Open the line and see which function is replaced and by what; `kaudit run` compares results outside "
@@ -85,8 +88,16 @@ class MonkeypatchingCheck : public Check {
   void run(const Submission& s, const Context&, FindingSink& sink) const override {
     if (!s.python) return;
     const Module& m = *s.python;
+    // A replacement acts wherever its code runs, on forward's path or not;
+    // code a harness's import never runs (a `__main__` block, a def nothing
+    // calls) would need an assumption about what runs, and is rated lower.
     auto report = [&](Node at, const std::string& msg, const std::string& symbol) {
-      sink.report(kInfo, m.file(), at.line(), at.column(), msg + reach_note(m.reach_of(at)) + ".", symbol);
+      const Liveness live = liveness_of(m, at);
+      const rules::Confidence conf = live == Liveness::runs           ? rules::Confidence::high
+                                     : live == Liveness::never_called ? rules::Confidence::medium
+                                                                      : rules::Confidence::low;
+      const std::string where = live == Liveness::runs ? reach_note(m.reach_of(at)) : liveness_note(live);
+      sink.report(kInfo, m.file(), at.line(), at.column(), msg + where + ".", symbol, conf);
     };
 
     // x.attr = ..., x[...] = ..., del x.attr on a protected module or class.
@@ -195,7 +206,7 @@ class MonkeypatchingCheck : public Check {
     if (is_configuration(full)) return;
     report(stmt,
            full + (deleting ? " is deleted" : " is replaced") + via +
-               ", so the harness's own calls to it run the submission's code",
+               ", so the harness's own uses of it get the submission's object",
            full);
   }
 };
