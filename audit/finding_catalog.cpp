@@ -3,8 +3,10 @@
 #ifdef KAUDIT_HAVE_ANALYZER
 #include "analyzer/checks/registry.h"
 #endif
+#include "rules/rule_pack.h"
 #include "run/finding_catalog.h"
 
+#include <algorithm>
 #include <sstream>
 #include <stdexcept>
 
@@ -42,6 +44,33 @@ std::string confirm_of(const CatalogEntry& e) {
 
 std::string_view category_of(const CatalogEntry& e) { return rules::to_string(e.first().category); }
 
+// What a run does to a static finding of this id under the default rule
+// pack's verdict policy (docs/rules.md); empty for ids no static check reports
+// or that never decide (suspicious, info).
+std::string at_run_time(const CatalogEntry& e) {
+  const bool static_source = std::any_of(e.sources.begin(), e.sources.end(),
+                                         [](const auto& i) { return i.source == rules::Source::static_analysis; });
+  const auto category = e.first().category;
+  if (!static_source || (category != rules::Category::cheat && category != rules::Category::benchmark_aware))
+    return {};
+  const rules::VerdictPolicy& policy = rules::default_rule_pack().verdict;
+  std::string text;
+  if (policy.static_decides.count(e.id))
+    text = "At " + std::string(rules::to_string(policy.static_min_confidence)) +
+           " confidence it decides the verdict alone, run or not: its presence is the offence. ";
+  const auto it = policy.confirmed_by.find(e.id);
+  if (it == policy.confirmed_by.end() || it->second.empty())
+    return text.empty() ? "It never decides: it is listed beside the verdict as a lead for a person."
+                        : text.substr(0, text.size() - 1);
+  std::string ids;
+  for (const auto& id : it->second) ids += (ids.empty() ? "`" : ", `") + id + "`";
+  return text + (text.empty() ? "It" : "Below that it") + " decides only when " +
+         (it->second.size() > 1 ? "one of " : "") + ids +
+         " confirms it at run time. When every one of them looked at every graded call of a correct run and found "
+         "nothing, the run refutes it: it is listed beside the verdict as `info`, marked refuted, and in "
+         "verdict.json's `refuted`. Otherwise it stays beside the verdict as `suspicious`.";
+}
+
 }  // namespace
 
 std::string explain_text(const CatalogEntry& e) {
@@ -52,6 +81,7 @@ std::string explain_text(const CatalogEntry& e) {
       << "  " << e.first().summary << "\n\n"
       << "  " << explanation_of(e) << "\n\n"
       << "  To confirm by hand: " << confirm_of(e) << "\n";
+  if (const std::string run = at_run_time(e); !run.empty()) out << "\n  At run time: " << run << "\n";
   return out.str();
 }
 
@@ -80,6 +110,7 @@ std::string findings_markdown() {
         << ", reported by: " << e.sources_text() << (langs.empty() ? "" : " (reads " + langs + ")") << ".\n\n"
         << explanation_of(e) << "\n\n"
         << "**To confirm by hand:** " << confirm_of(e) << "\n";
+    if (const std::string run = at_run_time(e); !run.empty()) out << "\n**At run time.** " << run << "\n";
   }
   return out.str();
 }

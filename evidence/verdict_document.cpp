@@ -1,6 +1,7 @@
 #include "evidence/verdict_document.h"
 
 #include "evidence/json_file.h"
+#include "evidence/run_checks.h"
 #include "evidence/schemas.h"
 #include "rules/utf8.h"
 
@@ -48,6 +49,7 @@ rules::RunFacts run_facts(const json& run) {
   facts.isolation_weakness = rules::isolation_caveat(iso);
   if (run.contains("infrastructure") && run["infrastructure"].is_object())
     facts.infrastructure = run["infrastructure"].value("cause", std::string("the environment"));
+  facts.checked = runtime_checks_made(run);
   return facts;
 }
 
@@ -67,6 +69,8 @@ json verdict_to_json(const rules::Verdict& v, const json& timing) {
   json deciding = json::array(), beside = json::array();
   for (const auto& f : v.deciding) deciding.push_back(rules::to_json(f));
   for (const auto& f : v.beside) beside.push_back(rules::to_json(f));
+  json refuted = json::array();
+  for (const auto& r : v.refuted) refuted.push_back({{"id", r.id}, {"line", r.line}, {"by", r.by}});
   return {{"schema", kVerdictSchema},
           {"submission", v.submission},
           {"result", v.result},
@@ -77,6 +81,7 @@ json verdict_to_json(const rules::Verdict& v, const json& timing) {
           {"caveats", v.caveats},
           {"deciding", deciding},
           {"beside", beside},
+          {"refuted", refuted},
           // Bench and fresh times per shape, as the run measured them.
           {"timing", timing},
           {"evidence", {{"static", v.had_static}, {"run", v.had_run}}}};

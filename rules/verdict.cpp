@@ -42,6 +42,17 @@ std::string integrity_of(const std::vector<Finding>& deciding, bool completed_ru
   return ran ? "unverified" : "not-run";
 }
 
+// The runtime checks that refute a static lead: every id that would have
+// confirmed it was checked over the graded calls and none fired (a fired
+// one would have confirmed it). Empty when the run cannot say.
+std::vector<std::string> refuted_by(const Finding& f, const VerdictPolicy& policy, const std::set<std::string>* checked) {
+  const auto it = policy.confirmed_by.find(f.id);
+  if (!checked || it == policy.confirmed_by.end() || it->second.empty()) return {};
+  for (const auto& id : it->second)
+    if (!checked->count(id)) return {};
+  return it->second;
+}
+
 }  // namespace
 
 Verdict decide_verdict(const VerdictInput& input, const VerdictPolicy& policy) {
@@ -93,6 +104,15 @@ Verdict decide_verdict(const VerdictInput& input, const VerdictPolicy& policy) {
     }
     if (alone || confirmed) {
       v.deciding.push_back(f);
+      continue;
+    }
+    if (auto by = refuted_by(f, policy, input.run ? &input.run->checked : nullptr); !by.empty()) {
+      std::string list;
+      for (const auto& id : by) list += (list.empty() ? "" : ", ") + id;
+      f.message += " (refuted at run time: " + list + " looked at every graded call and found nothing)";
+      f.category = Category::info;
+      v.refuted.push_back({f.id, f.location.line, by});
+      v.beside.push_back(f);
       continue;
     }
     // Static evidence that nothing at run time confirmed: reported beside

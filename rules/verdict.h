@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,11 @@ struct RunFacts {
   // confirms (kAtenOpConfirmation in its confirmed_by) and nothing confirmed
   // then leaves the integrity unverified, never clean.
   std::optional<std::string> ops_incomplete;
+  // Runtime checks that looked at every graded call of a correct run with
+  // complete evidence (evidence::runtime_checks_made): their silence is
+  // evidence. A static lead whose confirming ids (confirmed_by) were all
+  // checked and none fired is refuted by the run, not left unconfirmed.
+  std::set<std::string> checked;
 };
 
 // The runtime id of a banned ATen op that ran (run/aten_ops.h).
@@ -62,6 +68,13 @@ struct Verdict {
   std::vector<std::string> reasons;  // one line per deciding finding
   std::vector<std::string> caveats;  // what weakens the evidence (a run without the sandbox)
   std::vector<Finding> deciding, beside;
+  // Static leads the run refuted (listed in `beside` too, as info).
+  struct Refutation {
+    std::string id;
+    int line = 0;
+    std::vector<std::string> by;  // the runtime checks that ran and found nothing
+  };
+  std::vector<Refutation> refuted;
   bool had_static = false, had_run = false;
 };
 

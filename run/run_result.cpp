@@ -1,6 +1,7 @@
 #include "run/run_result.h"
 
 #include "evidence/schemas.h"
+#include "evidence/verdict_document.h"
 
 namespace kaudit::run {
 using json = nlohmann::json;
@@ -33,9 +34,12 @@ json RunResult::to_json() const {
               {"first_calls", first_calls},
               {"isolation", isolation},
               {"seconds", seconds}};
-  const rules::RunFacts f = facts();
-  doc["result"] = f.result;
-  doc["error"] = f.error;
+  doc["result"] = error ? "error" : all_correct ? "correct" : "incorrect";
+  doc["error"] = nullptr;
+  if (error) {
+    doc["error"] = {{"phase", error->phase}, {"reason", error->reason}};
+    if (!error->detail.is_null()) doc["error"]["detail"] = error->detail;
+  }
   if (!error && !all_correct) doc["result_reason"] = result_reason;
   if (temp_dir) doc["temp_dir"] = *temp_dir;
   if (shapes) doc["shapes"] = *shapes;
@@ -50,29 +54,16 @@ json RunResult::to_json() const {
   if (hardware) doc["hardware"] = *hardware;
   if (device_wait_seconds) doc["device_wait_seconds"] = *device_wait_seconds;
   if (device_turns) doc["device_turns"] = *device_turns;
-  for (const auto& x : f.findings) doc["findings"].push_back(rules::to_json(x));
+  std::vector<rules::Finding> sorted = findings;
+  rules::sort_and_deduplicate(sorted);
+  for (const auto& x : sorted) doc["findings"].push_back(rules::to_json(x));
   return doc;
 }
 
-rules::RunFacts RunResult::facts() const {
-  rules::RunFacts f;
-  f.result = error ? "error" : all_correct ? "correct" : "incorrect";
-  if (error) {
-    f.error = {{"phase", error->phase}, {"reason", error->reason}};
-    if (!error->detail.is_null()) f.error["detail"] = error->detail;
-  }
-  f.findings = findings;
-  rules::sort_and_deduplicate(f.findings);
-  f.trace_incomplete = trace_incomplete;
-  if (infrastructure) f.infrastructure = infrastructure->value("cause", std::string("the environment"));
-  // As evidence/verdict_document.h reads it back from run.json.
-  if (!aten_ops || !aten_ops->is_object())
-    f.ops_incomplete = "the run document has no record of them";
-  else if (!aten_ops->value("complete", false))
-    f.ops_incomplete = aten_ops->value("incomplete", std::string("the record says it is incomplete"));
-  f.isolation_weakness = rules::isolation_caveat(isolation);
-  return f;
-}
+// Read from the document itself, as a saved run.json is read later
+// (evidence::run_facts): one reader, so a verdict decided now and one decided
+// again from the folder agree.
+rules::RunFacts RunResult::facts() const { return evidence::run_facts(to_json()); }
 
 DeviceTurns::Turn DeviceAccess::take(DeviceTurns::Kind kind) {
   if (!turns_) return DeviceTurns::Turn();

@@ -219,3 +219,68 @@ TEST(Verdict, DeterministicAndRejectsMalformedDocuments) {
 }
 
 }  // namespace
+
+// A run that looked at every graded call with complete evidence: whole
+// trace and op record, every mode timed with its samples checked.
+json thorough_run() {
+  json r = run("correct", {});
+  r["trace"] = {{"complete", true}, {"groups", json::array()}};
+  json modes = json::object();
+  for (const char* m : {"bench", "fresh", "rewrite"}) modes[m] = {{"n", 20}, {"samples_passed", true}};
+  r["timing"] = json::array({{{"shape_index", 0}, {"modes", modes}}, {{"shape_index", 1}, {"modes", modes}}});
+  return r;
+}
+
+// Issue 28, item 3: a static lead whose every confirming check ran over the
+// graded calls and stayed silent is refuted by the run, and shown so: an
+// info finding beside a clean verdict, and the verdict's `refuted` list.
+TEST(Verdict, ALeadEveryConfirmingCheckRanOnIsRefuted) {
+  const json a = analysis({finding("fallback-to-banned", "static", "cheat", "medium", 40)});
+  const json r = thorough_run();
+  const json v = decide(&a, &r);
+  EXPECT_EQ(v["integrity"], "clean") << v.dump(1);
+  ASSERT_EQ(v["refuted"].size(), 1u) << v.dump(1);
+  EXPECT_EQ(v["refuted"][0]["id"], "fallback-to-banned");
+  EXPECT_EQ(v["refuted"][0]["line"], 40);
+  EXPECT_EQ(v["refuted"][0]["by"], json({"banned-library-kernel", "banned-aten-op"}));
+  ASSERT_EQ(v["beside"].size(), 1u);
+  EXPECT_EQ(v["beside"][0]["category"], "info");
+  EXPECT_NE(v["beside"][0]["message"].get<std::string>().find("refuted at run time"), std::string::npos);
+}
+
+// Refuted needs every confirming check: without the trace (a CPU run, or a
+// trace that lacks calls) or without the op record the lead stays a lead.
+TEST(Verdict, ALeadIsNotRefutedWhereAConfirmingCheckCouldNotLook) {
+  const json a = analysis({finding("fallback-to-banned", "static", "cheat", "medium", 40),
+                           finding("cuda-graph", "static", "benchmark-aware", "medium", 50)});
+  json no_trace = thorough_run();
+  no_trace.erase("trace");
+  json v = decide(&a, &no_trace);
+  ASSERT_EQ(v["refuted"].size(), 1u) << v.dump(1);
+  EXPECT_EQ(v["refuted"][0]["id"], "cuda-graph") << "fresh and rewrite need no trace";
+  json ops_partial = thorough_run();
+  ops_partial["aten_ops"]["complete"] = false;
+  v = decide(&a, &ops_partial);
+  for (const auto& x : v["refuted"]) EXPECT_NE(x["id"], "fallback-to-banned") << v.dump(1);
+  json rewrite_failed = thorough_run();
+  rewrite_failed["timing"][1]["modes"]["rewrite"]["samples_passed"] = false;
+  rewrite_failed["trace"] = nullptr;
+  v = decide(&a, &rewrite_failed);
+  EXPECT_TRUE(v["refuted"].empty()) << v.dump(1);
+  // Only a correct run refutes anything.
+  json incorrect = thorough_run();
+  incorrect["result"] = "incorrect";
+  EXPECT_TRUE(decide(&a, &incorrect)["refuted"].empty());
+}
+
+// A lead the run confirmed decides; a static finding that decides alone is
+// never refuted, whatever the run checked.
+TEST(Verdict, ConfirmedAndPresenceOffencesAreNotRefuted) {
+  const json a = analysis({finding("fallback-to-banned", "static", "cheat", "medium", 40),
+                           finding("monkeypatching", "static", "cheat", "high", 12)});
+  json r = thorough_run();
+  r["findings"] = json::array({finding("banned-aten-op", "probe", "cheat")});
+  const json v = decide(&a, &r);
+  EXPECT_EQ(v["integrity"], "cheat");
+  EXPECT_TRUE(v["refuted"].empty()) << v.dump(1);
+}
