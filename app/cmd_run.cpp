@@ -60,7 +60,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
   auto modes = std::make_shared<std::string>("bench,fresh,rewrite");
   auto output = std::make_shared<std::string>();
   auto stress = std::make_shared<std::string>("0.01,100");
-  auto distributions = std::make_shared<std::string>("permuted,shifted,scaled,heavy-tailed,special");
+  auto distributions = std::make_shared<std::string>("permuted,shifted,scaled,heavy-tailed,special,input-ends");
   auto hardware = std::make_shared<std::string>();
   auto pack = std::make_shared<std::string>();
   auto trials = std::make_shared<int>(0);
@@ -85,7 +85,8 @@ void add_run_command(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(0, 100));
   cmd->add_option("--distributions", *distributions,
                   "Input distributions to check against the reference, comma-separated ('' for none): "
-                  "permuted,shifted,scaled,heavy-tailed,special");
+                  "permuted,shifted,scaled,heavy-tailed,special,input-ends (each one-signed input moved on its own "
+                  "toward the ends of its domain, each integer input set to one value)");
   cmd->add_option("--shapes", opts->shapes,
                   "Graded shapes to run: all, or smallest (the one whose sizes have the smallest product)")
       ->check(CLI::IsMember({"all", "smallest"}))

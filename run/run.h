@@ -70,7 +70,7 @@ struct RunOptions {
   // product of its sizes: a run sized for a CPU; its verdict speaks for that
   // shape only).
   std::string shapes = "all";
-  std::vector<std::string> distributions = {"permuted", "shifted", "scaled", "heavy-tailed", "special"};
+  std::vector<std::string> distributions = {"permuted", "shifted", "scaled", "heavy-tailed", "special", "input-ends"};
   // Runs that share one device (kaudit audit --jobs N) share these turns:
   // untimed GPU work (the reference's input generation and expected outputs,
   // the submission's correctness calls) takes a shared turn, each timing mode

@@ -25,9 +25,10 @@ void check_options(const RunOptions& o) {
   if (o.trace && o.device != "cuda") throw std::runtime_error("--trace needs --device cuda");
   if (o.off_grid_shapes < 0) throw std::runtime_error("--off-grid must be 0 or more");
   for (const auto& d : o.distributions)
-    if (d != "permuted" && d != "shifted" && d != "scaled" && d != "heavy-tailed" && d != "special")
+    if (d != "permuted" && d != "shifted" && d != "scaled" && d != "heavy-tailed" && d != "special" &&
+        d != "input-ends")
       throw std::runtime_error("--distributions: unknown distribution '" + d +
-                               "' (permuted, shifted, scaled, heavy-tailed, special)");
+                               "' (permuted, shifted, scaled, heavy-tailed, special, input-ends)");
 }
 
 }  // namespace

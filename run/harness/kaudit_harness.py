@@ -21,6 +21,7 @@ import ctypes
 import hashlib
 import importlib.util
 import json
+import math
 import os
 import secrets
 import stat
@@ -693,7 +694,6 @@ def reference_habits(torch, problem, inputs):
 # submission runs: each a correctness case like any other, its files named
 # like the graded ones', the seed the runner's.
 
-DISTRIBUTIONS = ("permuted", "shifted", "scaled", "heavy-tailed", "special")
 # Distribution probes only on shapes whose inputs are at most this many bytes.
 PROBE_INPUT_BYTES = 1 << 30
 NOT_A_SIZE = "not a size: changing it changes no input's shape"
@@ -898,11 +898,143 @@ def redraw(torch, inputs, kind):
     return out, any(o is not v for o, v in zip(out, inputs))
 
 
+# Per-input probes (issue 28, item 2): each input moved on its own toward
+# the ends of its domain, so that a property every whole-input redraw keeps
+# (fast-decaying gates, spread-out lengths, distinct pages) is broken one
+# input at a time. An input of one sign has a domain with ends its role
+# gives away: a log-decay (<= 0) toward 0 forgets slowly and away from it
+# fast; a gate in [0, 1] toward either bound; a scale (> 0) small or large.
+# Mixed-sign data has no such end (the whole-input redraws cover it). The
+# reference, and the conditioning check, decide what it can answer.
+INPUT_ENDS = "input-ends"
+TOWARD_ZERO = 256.0  # far enough that a log-decay forgets about nothing over hundreds of steps
+AWAY_FROM_ZERO = 16.0  # as far as `scaled` goes: the other end is mild (underflow is no property)
+
+
+def input_names(problem, count):
+    """The reference forward's parameter names (an input's role by name), else in<k>."""
+    import inspect
+    try:
+        params = [p for p in inspect.signature(problem.ref.Model.forward).parameters if p != "self"]
+    except (TypeError, ValueError, AttributeError):
+        params = []
+    return [params[k] if k < len(params) and not params[k].startswith("*") else "in%d" % k for k in range(count)]
+
+
+def domain_ends(torch, t):
+    """(end, tensor) for each end of a one-signed float input's domain:
+    toward-zero and away-from-zero, or toward-zero and toward-one for values
+    in [0, 1]. Empty for mixed signs, a constant or non-finite values."""
+    x = t.float()
+    lo, hi = float(x.min()), float(x.max())
+    if not (math.isfinite(lo) and math.isfinite(hi)) or lo == hi or (lo < 0 < hi):
+        return []
+    ends = [("toward-zero", x / TOWARD_ZERO)]
+    if lo >= 0 and hi <= 1:
+        ends.append(("toward-one", 1 - (1 - x) / TOWARD_ZERO))
+    else:
+        ends.append(("away-from-zero", x * AWAY_FROM_ZERO))
+    return [(name, y.to(t.dtype)) for name, y in ends]
+
+
+def ordered_rows(torch, t):
+    """Non-decreasing along its last dimension (offsets, cumulative lengths):
+    an order the problem needs, which one value everywhere would break."""
+    return t.dim() > 0 and t.shape[-1] > 1 and bool((t[..., 1:] >= t[..., :-1]).all())
+
+
+def one_value(torch, t):
+    """Every element of an integer input set to its most frequent value:
+    every row routed to one expert, every sequence the same length, one page
+    read by all. None for an ordered index, whose order the problem needs."""
+    if ordered_rows(torch, t):
+        return None
+    values, counts = torch.unique(t, return_counts=True)
+    return torch.full_like(t, values[counts.argmax()])
+
+
+def selects(torch, outputs):
+    """The reference returns indices (a top-k, a sort): equal values then make
+    two correct kernels pick different ones."""
+    return any(isinstance(o, torch.Tensor) and not o.is_floating_point() and not o.is_complex() for o in outputs)
+
+
+def input_variants(torch, inputs, names, guard_ties):
+    """(name, index, tensor, why-skipped) for each input that can move on its
+    own; the tensor is None where it cannot (why-skipped says so). guard_ties()
+    says whether equal values in rows must be avoided (asked only for floats)."""
+    out = []
+    for k, v in enumerate(inputs):
+        if not isinstance(v, torch.Tensor) or v.numel() < 2 or v.dtype == torch.bool or v.is_complex():
+            continue
+        if v.is_floating_point():
+            if v.element_size() < 2:
+                continue
+            for end, y in domain_ends(torch, v):
+                name = "%s(%s)" % (end, names[k])
+                if guard_ties() and makes_ties(torch, v, y):
+                    out.append((name, k, None, "moving it would make equal values in its rows"))
+                else:
+                    out.append((name, k, y, None))
+        else:
+            name = "one-value(%s)" % names[k]
+            y = one_value(torch, v)
+            out.append((name, k, y, None if y is not None else "an ordered index keeps its order"))
+    return out
+
+
+def send_probe_case(torch, i, j, inputs, name, token, inputs_dir):
+    """One distribution case on shape i, case j, with its conditioning twin."""
+    probe = {"kind": "distribution", "distribution": name}
+    twin, noise = noisy_twin(torch, inputs)
+    inputs, twin = host_values(inputs), host_values(twin or [])
+    device_idle()  # the files are written without the device's turn
+    if noise:
+        probe["twin"] = write_values(torch, twin, os.path.join(inputs_dir, "%s_s%d_c%d_n" % (token, i, j)))
+        probe["noise"] = noise
+    send("case", shape=i, case=j, probe=probe,
+         inputs=write_values(torch, inputs, os.path.join(inputs_dir, "%s_s%d_c%d_" % (token, i, j))))
+
+
+def input_end_cases(torch, problem, token, inputs_dir, seed, next_case):
+    """Each input's variants (input_variants) on the smallest graded shape."""
+    graded = len(problem.shapes)
+    base = min(range(graded), key=lambda i: prod(size_dims(problem, i).values()))
+    problem.apply_shape(base)
+    device_turn()
+    inputs = list(problem.gen_inputs(seed))
+    if tensor_bytes(torch, inputs) > PROBE_INPUT_BYTES:
+        send("probe_skipped", probe="distribution", shape=base, name=INPUT_ENDS, tried=[], skip="too-large",
+             reason="the shape's inputs exceed %d bytes" % PROBE_INPUT_BYTES)
+        return
+    selecting = []  # the reference run once, and only if a float input can move
+
+    def guard_ties():
+        if not selecting:
+            selecting.append(selects(torch, reference_outputs(torch, problem, inputs)))
+        return selecting[0]
+
+    variants = input_variants(torch, inputs, input_names(problem, len(inputs)), guard_ties)
+    if not variants:
+        send("probe_skipped", probe="distribution", shape=base, name=INPUT_ENDS, tried=[], skip="no-data",
+             reason="no input can move on its own inside its range")
+    for name, k, y, why in variants:
+        if y is None:
+            send("probe_skipped", probe="distribution", shape=base, name=name, tried=[], skip="no-data", reason=why)
+            continue
+        j = len(CONFIG["cases"]) + next_case.get(base, 0)
+        next_case[base] = next_case.get(base, 0) + 1
+        send_probe_case(torch, base, j, inputs[:k] + [y] + inputs[k + 1:], name, token, inputs_dir)
+
+
 def distribution_cases(torch, problem, token, inputs_dir, seed, kinds, graded):
     """Each distribution on a graded shape, in turn (kind n on shape n mod the
-    shape count, every shape at least once): cases after the graded ones."""
+    shape count, every shape at least once), then each input moved on its own
+    (input-ends): cases after the graded ones."""
     cases = len(CONFIG["cases"])
     next_case = {}
+    per_input = INPUT_ENDS in kinds
+    kinds = [k for k in kinds if k != INPUT_ENDS]
     for n in range(max(len(kinds), graded) if kinds else 0):
         i, kind = n % graded, kinds[n % len(kinds)]
         problem.apply_shape(i)
@@ -922,15 +1054,9 @@ def distribution_cases(torch, problem, token, inputs_dir, seed, kinds, graded):
             continue
         j = cases + next_case.get(i, 0)
         next_case[i] = next_case.get(i, 0) + 1
-        probe = {"kind": "distribution", "distribution": kind}
-        twin, noise = noisy_twin(torch, inputs)
-        inputs, twin = host_values(inputs), host_values(twin or [])
-        device_idle()  # the files are written without the device's turn
-        if noise:
-            probe["twin"] = write_values(torch, twin, os.path.join(inputs_dir, "%s_s%d_c%d_n" % (token, i, j)))
-            probe["noise"] = noise
-        send("case", shape=i, case=j, probe=probe,
-             inputs=write_values(torch, inputs, os.path.join(inputs_dir, "%s_s%d_c%d_" % (token, i, j))))
+        send_probe_case(torch, i, j, inputs, kind, token, inputs_dir)
+    if per_input:
+        input_end_cases(torch, problem, token, inputs_dir, seed + 1 + max(len(kinds), graded), next_case)
 
 
 def noisy_twin(torch, inputs):
