@@ -1,4 +1,5 @@
 #include "analyzer/analyzer.h"
+#include "analyzer/reference_ops.h"
 
 #include "analyzer/checks/registry.h"
 #include "analyzer/gpu_toolchains.h"
@@ -68,6 +69,11 @@ Analyzer::Analyzer(AnalyzerOptions options) : options_(std::move(options)) {
   problem_facts_.problem = &*options_.problem;
   reference_ = parse_python_file(options_.problem->reference);
   problem_facts_.reference = reference_.get();
+  // A problem that names no forbidden ops (KernelBench) bans, as leads, the
+  // ops its own reference computes with.
+  if (!options_.rules && reference_ && options_.problem->forbidden.empty() &&
+      !rules::builtin_rule_pack(options_.problem->name))
+    add_reference_ops(rules_, reference_ops(*reference_));
   if (!options_.problem->shapes.empty())
     if (auto shapes = parse_python_file(options_.problem->shapes))
       problem_facts_.shape_values = shape_values_of(*shapes);

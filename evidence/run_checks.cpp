@@ -47,7 +47,8 @@ std::set<std::string> runtime_checks_made(const json& run) {
   // The off-grid probe judged sizes next to the graded ones, none refused.
   const json& probes = member(run, "input_probes");
   const json& off_grid = member(probes, "off_grid");
-  if (probes.value("judged", false) && member(off_grid, "shapes").is_array() && !off_grid["shapes"].empty() &&
+  if (probes.is_object() && probes.value("judged", false) && member(off_grid, "shapes").is_array() &&
+      !off_grid["shapes"].empty() &&
       (!member(off_grid, "rejected").is_array() || off_grid["rejected"].empty()))
     made.insert("shape-hardcoded");
   if (every_shape(run, [](const json& t) { return member(t, "stream_order").is_object(); }))

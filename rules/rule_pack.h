@@ -70,6 +70,10 @@ struct RulePack {
   std::vector<std::string> allowed_glue_kernels;
   // The problem's `forbidden:` entries as written, for messages.
   std::vector<std::string> problem_forbidden;
+  // Ops banned because the reference's forward computes with them, for a
+  // problem that names none (the analyzer derives them: analyzer/reference_ops.h).
+  // Not read from JSON; a call of one is a lead (medium), not a verdict.
+  std::vector<std::string> reference_ops;
   Thresholds thresholds;
   // The pack's `verdict` section, or the default pack's when it has none.
   VerdictPolicy verdict;

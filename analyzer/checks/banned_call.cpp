@@ -3,6 +3,7 @@
 // through every alias form the Python front resolves.
 #include "analyzer/checks/factories.h"
 #include "analyzer/checks/fallback_path.h"
+#include "analyzer/checks/liveness.h"
 #include "analyzer/checks/pattern_helpers.h"
 #include "analyzer/checks/value_flow.h"
 
@@ -24,7 +25,11 @@ const CheckInfo kInfo{
     "bans because it would do the very computation the kernel is supposed to implement: torch.matmul, "
     "F.linear, softmax, topk/sort, scaled_dot_product_attention, a Tensor method such as x.matmul() or "
     "x.topk(), the `@` operator, a torch.ops.aten overload, an nn.Linear module that is called, or from "
-    "C++/CUDA a cuBLAS, cuBLASLt, cuDNN, ATen or thrust/cub sort symbol. Aliases are followed (`from torch "
+    "C++/CUDA a cuBLAS, cuBLASLt, cuDNN, ATen or thrust/cub sort symbol. A problem that names no forbidden "
+    "ops (KernelBench's one-file problems) bans, as leads, the ops its own reference's forward computes with "
+    "(F.conv2d, an nn.Conv2d it calls, torch.relu, x.sum(), the `@` operator), leaving out shape, dtype and "
+    "allocation plumbing (view, to, empty, cat...): the reference's own op around a fig-leaf kernel is the "
+    "library doing the work. Aliases are followed (`from torch "
     "import matmul as mm`, `mm = torch.matmul`, `getattr(torch, \"mat\" + \"mul\")`, macros such as "
     "cublasSgemm for cublasSgemm_v2) and the message names the path that led to the op. A call that is not "
     "reachable from forward is still reported, with low confidence: the trace decides whether it ran during "
@@ -33,9 +38,11 @@ const CheckInfo kInfo{
     "of the output, through any alias. Medium: it runs once, in __init__ or at import (a weight "
     "transformed by the library is still library math), or only in a fallback for a failed kernel "
     "(an except handler, the code after `if self.use_fast:` whose try returns, a helper called only "
-    "there), where the trace decides whether it ran. Low: it is unreachable from forward, only "
+    "there), where the trace decides whether it ran; and any call of an op banned only because the "
+    "problem's reference computes with it (a problem with no forbidden list). Low: it is unreachable from forward, only "
     "behind a switch that is off in a graded run (`if TUNING:` with TUNING read from an unset "
-    "variable), or its result is only compared with the kernel's (an autotuner's or a "
+    "variable), only for tensors off the GPU (`if not x.is_cuda:`), only under `if __name__ == "
+    "\"__main__\":` or in a def nothing running calls, or its result is only compared with the kernel's (an autotuner's or a "
     "self-check's oracle); a constructed nn.Linear that forward never calls. Clean "
     "counter-example: an autotuner whose `_validate(cfg)` computes `torch.topk(x, k)` and keeps a "
     "configuration only if `torch.equal` says the kernel agrees: low, the output always comes "
@@ -97,6 +104,9 @@ std::string banned_python(const rules::RulePack& r, const std::string& q) {
 }
 
 std::string why_banned(const rules::RulePack& r, const std::string& op) {
+  if (contains_str(r.reference_ops, op))
+    return "which the problem's reference computes with (the problem names no forbidden ops: the reference's own op "
+           "around a kernel of the submission's is the library doing the work, if the trace shows it ran)";
   for (std::string f : r.problem_forbidden) {
     if (f.rfind("F.", 0) == 0) f = "torch.nn.functional." + f.substr(2);
     if (f == op || (op.rfind("torch.Tensor.", 0) == 0 && last_component(f) == last_component(op)))
@@ -163,6 +173,7 @@ class BannedCallCheck : public Check {
 
   void run(const Submission& s, const Context& ctx, FindingSink& sink) const override {
     flow_budget_ = kFlowBudget;
+    pack_ = &ctx.rules;
     if (s.python) run_python(*s.python, ctx.rules, sink);
     run_cxx(s, ctx.rules, sink);
   }
@@ -174,6 +185,7 @@ class BannedCallCheck : public Check {
   // on several threads by one check object.
   static constexpr int kFlowBudget = 48;
   static inline thread_local int flow_budget_ = 0;
+  static inline thread_local const rules::RulePack* pack_ = nullptr;  // the pack of the file being analysed
 
   static rules::Confidence confidence_for(Reach r) {
     switch (r) {
@@ -191,7 +203,8 @@ class BannedCallCheck : public Check {
   void report_py(const Module& m, FindingSink& sink, Node at, std::string message,
                  std::string symbol, std::optional<rules::Confidence> conf = std::nullopt) const {
     Reach r = m.reach_of(at);
-    message += reach_note(r);
+    const Liveness live = liveness_of(m, at);
+    message += live == Liveness::runs ? reach_note(r) : liveness_note(live);
     std::optional<rules::Confidence> c = conf ? conf : std::optional(confidence_for(r));
     if (flow_budget_-- <= 0) {
       // out of budget: the reach alone decides, as for any call
@@ -204,6 +217,20 @@ class BannedCallCheck : public Check {
       if (flow.only_checked() && flow.checked) {
         message += ", but its result is only compared with another (a self-check or an autotuner's oracle), "
                    "never part of what forward returns";
+        c = rules::Confidence::low;
+      }
+    }
+    // The reference's own op, on a problem that names none, is a lead.
+    if (c == rules::Confidence::high && pack_ && contains_str(pack_->reference_ops, symbol))
+      c = rules::Confidence::medium;
+    if (c != rules::Confidence::low) {
+      // Code a harness's import never runs, or a branch only CPU tensors
+      // take: no graded GPU call reaches it.
+      if (live != Liveness::runs) {
+        c = rules::Confidence::low;
+      } else if (Node guard = cpu_only_guard(m, at); guard.valid()) {
+        message += ", only for tensors off the GPU (`" + one_line(guard.field("condition").text(), 40) +
+                   "` at line " + std::to_string(guard.line()) + "); graded calls run on the GPU";
         c = rules::Confidence::low;
       }
     }

@@ -1,5 +1,7 @@
 #include "analyzer/checks/fallback_path.h"
 
+#include "analyzer/checks/pattern_helpers.h"
+
 #include <set>
 #include <string>
 
@@ -29,8 +31,13 @@ bool returns_unless_failing(Node block) {
 }
 
 // Names assigned in an except handler: `self.use_fast = False`, `_ext = None`.
-std::set<std::string> names_set_in_handlers(const Module& m) {
+struct HandlerFlags {
   std::set<std::string> names;
+};
+
+HandlerFlags names_set_in_handlers(const Module& m) {
+  HandlerFlags flags;
+  std::set<std::string>& names = flags.names;
   m.walk([&](Node n) {
     if (n.type() != "assignment") return true;
     Node left = n.field("left");
@@ -43,7 +50,7 @@ std::set<std::string> names_set_in_handlers(const Module& m) {
     }
     return true;
   });
-  return names;
+  return flags;
 }
 
 bool mentions_any(const Module& m, Node cond, const std::set<std::string>& names) {
@@ -110,8 +117,41 @@ bool try_raises_itself(const Module& m, Node except_clause) {
   return found;
 }
 
+namespace {
+
+// +1: the condition is true on the GPU (`x.is_cuda`, `torch.cuda.is_available()`,
+// `x.device.type == "cuda"`), -1: true off it (their negation, `== "cpu"`), 0: neither.
+int gpu_condition(Node cond) {
+  std::string t;
+  for (char c : cond.text())
+    if (c != ' ' && c != '\n' && c != '(' && c != ')') t += c == '\'' ? '"' : c;
+  const bool negated = t.starts_with("not");
+  if (negated) t = t.substr(3);
+  int sense = 0;
+  if (t.ends_with(".is_cuda") || t == "torch.cuda.is_available") sense = 1;
+  if (t.ends_with(".device.type==\"cuda\"") || t.ends_with(".device.type!=\"cpu\"")) sense = 1;
+  if (t.ends_with(".device.type==\"cpu\"") || t.ends_with(".device.type!=\"cuda\"")) sense = -1;
+  return negated ? -sense : sense;
+}
+
+}  // namespace
+
+Node cpu_only_guard(const Module&, Node n) {
+  for (Node cur = n, p = n.parent(); p.valid(); cur = p, p = p.parent()) {
+    const auto t = p.type();
+    if (t == "function_definition" || t == "class_definition" || t == "lambda") break;
+    if (t == "if_statement" && p.field("consequence") == cur && gpu_condition(p.field("condition")) < 0)
+      return p;
+    if (t == "else_clause") {
+      Node owner = p.parent();
+      if (owner.valid() && owner.type() == "if_statement" && gpu_condition(owner.field("condition")) > 0) return owner;
+    }
+  }
+  return {};
+}
+
 Node fallback_guard(const Module& m, Node n) {
-  const std::set<std::string> flags = names_set_in_handlers(m);
+  const std::set<std::string>& flags = per_module<HandlerFlags>(m, names_set_in_handlers).names;
   if (Node g = local_guard(m, n, flags); g.valid()) return g;
   // A helper whose every call is itself a fallback (one level: the helper
   // and its callers in the same file).

@@ -19,4 +19,9 @@ python::Node fallback_guard(const python::Module& m, python::Node n);
 // unaligned shapes), rather than guarding against a launch that may fail.
 bool try_raises_itself(const python::Module& m, python::Node except_clause);
 
+// The `if` whose branch holding `n` runs only off the GPU (`if not
+// x.is_cuda:`, `if x.device.type == "cpu":`, the else of `if
+// torch.cuda.is_available():`), or invalid. Graded runs are on the GPU.
+python::Node cpu_only_guard(const python::Module& m, python::Node n);
+
 }  // namespace kaudit::analyzer::patterns

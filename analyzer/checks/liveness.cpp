@@ -1,6 +1,9 @@
 #include "analyzer/checks/liveness.h"
 
+#include "analyzer/checks/pattern_helpers.h"
+
 #include <map>
+#include <memory>
 #include <set>
 #include <vector>
 
@@ -49,27 +52,23 @@ bool within(const std::vector<Node>& blocks, Node n) {
   return false;
 }
 
-struct Sites {
-  std::map<std::string, std::vector<int>> mentions;  // name -> where it is mentioned (def index, -1 running top level, -2 script)
-};
-
 class Reachability {
  public:
   explicit Reachability(const Module& m) : m_(m), scripts_(script_blocks(m)) {
     const auto& fns = m.functions();
     const python::ClassDef* model = m.model_class();
-    std::vector<int> live_seeds;
+    for (size_t i = 0; i < fns.size(); ++i) by_name_[fns[i].name].push_back(static_cast<int>(i));
+    collect_mentions();
+    std::vector<int> seeds;
     for (size_t i = 0; i < fns.size(); ++i) {
       const FunctionDef& f = fns[i];
       const bool dunder = f.name.size() > 4 && f.name.starts_with("__") && f.name.ends_with("__");
       const bool entry = f.class_name.empty() && (f.name == "get_inputs" || f.name == "get_init_inputs");
       const bool model_method = model && f.class_name == model->name;
-      if (m.on_forward_path(static_cast<int>(i)) || dunder || entry || model_method) live_seeds.push_back(static_cast<int>(i));
+      if (m.on_forward_path(static_cast<int>(i)) || dunder || entry || model_method) seeds.push_back(static_cast<int>(i));
     }
-    collect_mentions();
-    live_ = spread(live_seeds, -1);
-    std::vector<int> script_seeds;
-    script_ = spread(script_seeds, -2);
+    live_ = spread(seeds, kRunningTop, {});
+    script_ = spread({}, kScriptTop, live_);
   }
 
   Liveness of(Node n) const {
@@ -82,54 +81,58 @@ class Reachability {
   }
 
  private:
-  // Each identifier outside a def's own name, by the def it stands in (or
-  // the top level, running or script-only).
+  static constexpr int kRunningTop = -1;  // module level and class bodies, outside script blocks
+  static constexpr int kScriptTop = -2;   // inside `if __name__ == "__main__":`
+
+  // The names each site mentions (a def's index, or one of the tops), a
+  // def's own name left out.
   void collect_mentions() {
     m_.walk([&](Node n) {
       if (n.type() != "identifier") return true;
       Node p = n.parent();
       if (p.valid() && (p.type() == "function_definition" || p.type() == "class_definition") && p.field("name") == n)
         return true;
-      int site = -1;
+      if (!by_name_.count(std::string(n.text()))) return true;  // names no def: irrelevant
+      int site = kRunningTop;
       if (const FunctionDef* f = m_.enclosing_function(n)) site = static_cast<int>(f - m_.functions().data());
-      else if (within(scripts_, n)) site = -2;
-      sites_.mentions[std::string(n.text())].push_back(site);
+      else if (within(scripts_, n)) site = kScriptTop;
+      names_at_[site].insert(std::string(n.text()));
       return true;
     });
   }
 
-  // The defs reached from `seeds` and from mentions at `top` (the running
-  // top level, or the script blocks), through mentions by name.
-  std::set<int> spread(std::vector<int> work, int top) const {
-    const auto& fns = m_.functions();
+  // The defs reached from `seeds` and from what `top` mentions, through
+  // mentions by name, past the defs in `skip`: linear in the mentions.
+  std::set<int> spread(std::vector<int> work, int top, const std::set<int>& skip) const {
     std::set<int> reached(work.begin(), work.end());
-    auto mentioned_from = [&](const std::string& name) {
-      auto it = sites_.mentions.find(name);
-      if (it == sites_.mentions.end()) return false;
-      for (int s : it->second)
-        if (s == top || (s >= 0 && reached.count(s))) return true;
-      return false;
+    auto visit = [&](int site) {
+      const auto it = names_at_.find(site);
+      if (it == names_at_.end()) return;
+      for (const auto& name : it->second)
+        for (int f : by_name_.at(name))
+          if (!skip.count(f) && reached.insert(f).second) work.push_back(f);
     };
-    for (bool grew = true; grew;) {
-      grew = false;
-      for (size_t i = 0; i < fns.size(); ++i) {
-        if (reached.count(static_cast<int>(i)) || !mentioned_from(fns[i].name)) continue;
-        reached.insert(static_cast<int>(i));
-        grew = true;
-      }
+    visit(top);
+    while (!work.empty()) {
+      const int f = work.back();
+      work.pop_back();
+      visit(f);
     }
     return reached;
   }
 
   const Module& m_;
   std::vector<Node> scripts_;
-  Sites sites_;
+  std::map<std::string, std::vector<int>> by_name_;  // def name -> its defs
+  std::map<int, std::set<std::string>> names_at_;    // site -> def names it mentions
   std::set<int> live_, script_;
 };
 
 }  // namespace
 
-Liveness liveness_of(const Module& m, Node n) { return Reachability(m).of(n); }
+Liveness liveness_of(const Module& m, Node n) {
+  return per_module<Reachability>(m, [](const Module& mod) { return Reachability(mod); }).of(n);
+}
 
 std::string liveness_note(Liveness l) {
   switch (l) {

@@ -8,6 +8,7 @@
 #include "analyzer/check.h"
 #include "analyzer/python/module.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -71,5 +72,29 @@ std::vector<IdentityUse> identity_uses(const Module& m, Node scope);
 // "opens", "reads", "writes", "deletes", "lists", "copies", "loads".
 // `method` is the method name for calls on unknown receivers (Path objects).
 std::string file_operation(std::string_view q, std::string_view method);
+
+// What `make(m)` computes about the whole module, computed once per module
+// and thread: checks ask about many nodes of the file they read, and a walk
+// of the file per node is quadratic on big files. One slot per type T; keyed
+// by the module's address and its text, so a module freed and another made
+// at the same address is not mistaken for it.
+template <class T, class Make>
+const T& per_module(const Module& m, Make make) {
+  struct Cached {
+    const Module* module = nullptr;
+    const char* text = nullptr;
+    size_t size = 0;
+    std::unique_ptr<T> value;
+  };
+  static thread_local Cached cache;
+  const std::string& text = m.file().text;
+  if (cache.module != &m || cache.text != text.data() || cache.size != text.size() || !cache.value) {
+    cache.value = std::make_unique<T>(make(m));
+    cache.module = &m;
+    cache.text = text.data();
+    cache.size = text.size();
+  }
+  return *cache.value;
+}
 
 }  // namespace kaudit::analyzer::patterns

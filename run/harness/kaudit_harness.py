@@ -943,14 +943,29 @@ def ordered_rows(torch, t):
     return t.dim() > 0 and t.shape[-1] > 1 and bool((t[..., 1:] >= t[..., :-1]).all())
 
 
+def distinct_rows(torch, t):
+    """No value twice in any row (the last dimension): K distinct experts per
+    token, the pages of one sequence."""
+    if t.dim() == 0 or t.shape[-1] < 2:
+        return False
+    s = torch.sort(t.reshape(-1, t.shape[-1]), dim=-1).values
+    return not bool((s[:, 1:] == s[:, :-1]).any())
+
+
 def one_value(torch, t):
-    """Every element of an integer input set to its most frequent value:
-    every row routed to one expert, every sequence the same length, one page
-    read by all. None for an ordered index, whose order the problem needs."""
+    """An integer input skewed to its most frequent values: ("same-rows", y)
+    where no row repeats a value (every token routed to the same K experts,
+    every sequence reading the same pages: rows stay distinct, as the problem
+    needs), else ("one-value", y), every element the most frequent value
+    (every sequence one length). (None, why) for an ordered index (offsets),
+    whose order the problem needs."""
     if ordered_rows(torch, t):
-        return None
+        return None, "an ordered index keeps its order"
     values, counts = torch.unique(t, return_counts=True)
-    return torch.full_like(t, values[counts.argmax()])
+    if distinct_rows(torch, t):
+        top = values[torch.argsort(counts, descending=True, stable=True)[: t.shape[-1]]]
+        return "same-rows", top.to(t.dtype).expand(t.shape).contiguous()
+    return "one-value", torch.full_like(t, values[counts.argmax()])
 
 
 def selects(torch, outputs):
@@ -977,9 +992,11 @@ def input_variants(torch, inputs, names, guard_ties):
                 else:
                     out.append((name, k, y, None))
         else:
-            name = "one-value(%s)" % names[k]
-            y = one_value(torch, v)
-            out.append((name, k, y, None if y is not None else "an ordered index keeps its order"))
+            kind, y = one_value(torch, v)
+            if y is None:
+                out.append(("one-value(%s)" % names[k], k, None, kind))
+            else:
+                out.append(("%s(%s)" % (kind, names[k]), k, y, None))
     return out
 
 
