@@ -2,7 +2,7 @@
 #include "analyzer/analyzer.h"
 #include "analyzer/report.h"
 #include "app/commands.h"
-#include "rules/utf8.h"
+#include "common/utf8.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -42,9 +42,9 @@ int run_analyze(const AnalyzeArgs& args) {
   const auto& [header, reports] = analysis;
   std::string text;
   if (args.format == "json")
-    text = rules::json_text(analyzer::render_json(reports, header), 2) + "\n";
+    text = common::json_text(analyzer::render_json(reports, header), 2) + "\n";
   else if (args.format == "sarif")
-    text = rules::json_text(analyzer::render_sarif(reports, header), 2) + "\n";
+    text = common::json_text(analyzer::render_sarif(reports, header), 2) + "\n";
   else
     text = analyzer::render_text(reports, args.output.empty() && isatty(STDOUT_FILENO) && !no_color_requested());
 

@@ -5,7 +5,7 @@
 #include "audit/interrupt.h"
 #include "audit/merge.h"
 #include "app/commands.h"
-#include "rules/utf8.h"
+#include "common/utf8.h"
 
 #include <iostream>
 #include <set>
@@ -195,7 +195,7 @@ void add_merge_command(CLI::App& app, int& exit_code) {
       if (m.contains("shards")) {
         std::cout << m["shards"]["present"].size() << " of " << m["shards"]["count"] << " shard(s) merged\n";
         if (!m["shards"]["missing"].empty())
-          std::cerr << "kaudit merge: shard(s) " << rules::json_text(m["shards"]["missing"]) << " (numbered from 0) of "
+          std::cerr << "kaudit merge: shard(s) " << common::json_text(m["shards"]["missing"]) << " (numbered from 0) of "
                     << m["shards"]["count"] << " missing, holding " << missing
                     << " submission(s): listed as missing, not-run (summary.json merge.missing)\n";
       }

@@ -2,7 +2,7 @@
 #include "app/commands.h"
 #include "audit/front_end.h"
 #include "run/run.h"
-#include "rules/utf8.h"
+#include "common/utf8.h"
 
 #include <fstream>
 #include <iostream>
@@ -36,7 +36,7 @@ void print_summary(const nlohmann::json& r, std::ostream& os) {
   else if (r.contains("result_reason")) os << " (" << r["result_reason"].get<std::string>() << ")";
   os << "\n";
   for (const auto& t : r.value("timing", nlohmann::json::array())) {
-    os << "shape " << t["shape_index"] << " " << rules::json_text(t["shape"]) << ":";
+    os << "shape " << t["shape_index"] << " " << common::json_text(t["shape"]) << ":";
     for (const auto& [mode, m] : t["modes"].items()) {
       if (!m.contains("median_ms")) continue;
       os << "  " << mode << " " << m["median_ms"].get<double>() << " ms";
@@ -148,7 +148,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
     }
     if (!output->empty()) {
       std::ofstream out(*output);
-      out << rules::json_text(result, 2) << "\n";
+      out << common::json_text(result, 2) << "\n";
       if (!out) {
         std::cerr << "kaudit run: cannot write " << *output << "\n";
         exit_code = 2;
@@ -157,7 +157,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
     } else if (*quiet) {
       // nothing
     } else {
-      std::cout << rules::json_text(result, 2) << "\n";
+      std::cout << common::json_text(result, 2) << "\n";
     }
     if (!*quiet && !output->empty()) print_summary(result, std::cout);
     bool flagged = result["result"] != "correct";

@@ -5,7 +5,7 @@
 #include "app/commands.h"
 
 #include "run/resources.h"
-#include "rules/utf8.h"
+#include "common/utf8.h"
 #include "tracer/chrome_trace.h"
 #include "tracer/families.h"
 #include "tracer/journal_format.h"
@@ -84,12 +84,12 @@ int write_outputs(const TraceOptions& opt, const tracer::Trace& trace, const tra
   try {
     if (!opt.output.empty()) {
       std::ofstream out(opt.output);
-      out << rules::json_text(tracer::to_json(trace, &families), 1) << "\n";
+      out << common::json_text(tracer::to_json(trace, &families), 1) << "\n";
       if (!out) throw std::runtime_error("cannot write " + opt.output);
     }
     if (!opt.chrome.empty()) {
       std::ofstream out(opt.chrome);
-      out << rules::json_text(tracer::chrome_trace(trace, families)) << "\n";
+      out << common::json_text(tracer::chrome_trace(trace, families)) << "\n";
       if (!out) throw std::runtime_error("cannot write " + opt.chrome);
     }
   } catch (const std::exception& e) {

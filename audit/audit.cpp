@@ -10,7 +10,7 @@
 #include "kaudit/version.h"
 #include "report/ci_outputs.h"
 #include "report/report.h"
-#include "rules/utf8.h"
+#include "common/utf8.h"
 #include "run/child_process.h"
 #include "run/sandbox.h"
 
@@ -194,7 +194,7 @@ void check_shard_folder(const fs::path& out_dir, const json& shard) {
     throw std::runtime_error(out_dir.string() + " holds shard " + std::to_string(was.value("index", -1)) + "/" +
                              std::to_string(was.value("count", -1)) + " of inputs " +
                              was.value("inputs", json::object()).value("digest", "?") + ", not shard " +
-                             rules::json_text(shard["index"]) + "/" + rules::json_text(shard["count"]) + " of " +
+                             common::json_text(shard["index"]) + "/" + common::json_text(shard["count"]) + " of " +
                              shard["inputs"]["digest"].get<std::string>() + ": give each shard its own folder");
 }
 

@@ -3,7 +3,7 @@
 #include "evidence/json_file.h"
 #include "evidence/sarif.h"
 #include "evidence/schemas.h"
-#include "rules/utf8.h"
+#include "common/utf8.h"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -85,7 +85,7 @@ std::vector<std::string> submission_differences(const json& was, const json& now
     }
     for (const char* field : {"path", "problem"})
       if (!e[field].is_null() && e[field] != it->second[field])
-        out.push_back(key + ": " + field + " " + rules::json_text(e[field]) + " in the folder, " + rules::json_text(it->second[field]) +
+        out.push_back(key + ": " + field + " " + common::json_text(e[field]) + " in the folder, " + common::json_text(it->second[field]) +
                       " now");
   }
   for (const auto& [key, e] : b)
@@ -95,7 +95,7 @@ std::vector<std::string> submission_differences(const json& was, const json& now
 
 std::string settings_text(const json& runs) {
   if (!runs.is_object()) return "(none)";
-  return std::string("--trials ") + (runs["trials"].is_null() ? "as the problem says" : rules::json_text(runs["trials"])) +
+  return std::string("--trials ") + (runs["trials"].is_null() ? "as the problem says" : common::json_text(runs["trials"])) +
          (runs.value("trace", true) ? "" : ", --no-trace") +
          (runs.value("sandbox", true) ? "" : ", --unsafe-no-sandbox");
 }

@@ -1,7 +1,7 @@
 #include "audit/environment.h"
 
 #include "run/child_process.h"
-#include "rules/utf8.h"
+#include "common/utf8.h"
 
 #include <sys/statvfs.h>
 
@@ -84,7 +84,7 @@ std::optional<std::string> environment_cause(const std::string& text, bool devic
 
 std::optional<std::string> environment_cause(const run::RunResult& r, bool device_shared) {
   if (!r.error) return std::nullopt;
-  std::string text = r.error->reason + "\n" + (r.error->detail.is_null() ? "" : rules::json_text(r.error->detail));
+  std::string text = r.error->reason + "\n" + (r.error->detail.is_null() ? "" : common::json_text(r.error->detail));
   if (r.submission_process && r.submission_process->is_object())
     text += "\n" + r.submission_process->value("stderr_tail", std::string());
   return environment_cause(text, device_shared);

@@ -1,6 +1,6 @@
 #include "evidence/json_file.h"
 
-#include "rules/utf8.h"
+#include "common/utf8.h"
 
 #include <fstream>
 #include <sstream>
@@ -35,7 +35,7 @@ JsonDocument read_json_document(const fs::path& path) {
 }
 
 void write_json_file(const fs::path& path, const nlohmann::json& doc) {
-  write_text_file(path, rules::json_text(doc, 2) + "\n");
+  write_text_file(path, common::json_text(doc, 2) + "\n");
 }
 
 void write_text_file(const fs::path& path, const std::string& text) {

@@ -3,7 +3,7 @@
 #include "evidence/json_file.h"
 #include "evidence/run_checks.h"
 #include "evidence/schemas.h"
-#include "rules/utf8.h"
+#include "common/utf8.h"
 
 #include <stdexcept>
 
@@ -17,7 +17,7 @@ std::vector<rules::Finding> analysis_findings(const json& doc) {
   };
   if (doc.contains("schema")) {
     if (doc.at("schema") != kAnalysisSchema)
-      throw std::runtime_error("analysis document has schema " + rules::json_text(doc.at("schema")) + ", want " +
+      throw std::runtime_error("analysis document has schema " + common::json_text(doc.at("schema")) + ", want " +
                                kAnalysisSchema);
     for (const auto& file : doc.at("files")) take(file);
   } else {

@@ -12,7 +12,7 @@
 #include "audit/items.h"
 #include "kaudit/version.h"
 #include "run/resources.h"
-#include "rules/utf8.h"
+#include "common/utf8.h"
 #ifdef KAUDIT_HAVE_ANALYZER
 #include "analyzer/analyzer.h"
 #include "analyzer/report.h"
@@ -50,7 +50,7 @@ std::vector<fs::path> path_list(const Paths& paths) {
   return std::get<std::vector<fs::path>>(paths);
 }
 
-py::object to_python(const json& doc) { return py::module_::import("json").attr("loads")(rules::json_text(doc)); }
+py::object to_python(const json& doc) { return py::module_::import("json").attr("loads")(common::json_text(doc)); }
 
 #ifdef KAUDIT_HAVE_ANALYZER
 // kaudit analyze --format json.

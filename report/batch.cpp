@@ -1,7 +1,7 @@
 #include "report/batch.h"
 
 #include "report/text.h"
-#include "rules/utf8.h"
+#include "common/utf8.h"
 
 #include <algorithm>
 #include <cctype>
@@ -28,7 +28,7 @@ std::string str(const json& j, const char* key, const std::string& fallback = ""
   if (!j.is_object() || !j.contains(key)) return fallback;
   const json& v = j[key];
   if (v.is_string()) return v.get<std::string>();
-  if (v.is_number() || v.is_boolean()) return rules::json_text(v);
+  if (v.is_number() || v.is_boolean()) return common::json_text(v);
   return fallback;
 }
 
@@ -150,7 +150,7 @@ std::string shape_label(const json& shape, int index) {
     std::string out;
     for (const auto& [k, v] : shape.items()) {
       if (!out.empty()) out += ", ";
-      out += k + "=" + (v.is_string() ? v.get<std::string>() : rules::json_text(v));
+      out += k + "=" + (v.is_string() ? v.get<std::string>() : common::json_text(v));
     }
     return out;
   }
@@ -449,7 +449,7 @@ void scale_out_notes(const json& summary, std::vector<std::string>& notes) {
   const json& merge = field(summary, "merge");
   const json& absent = field(field(merge, "shards"), "missing");
   if (absent.is_array() && !absent.empty())
-    notes.push_back("merged without shard(s) " + rules::json_text(absent) + " (numbered from 0) of " +
+    notes.push_back("merged without shard(s) " + common::json_text(absent) + " (numbered from 0) of " +
                     str(field(merge, "shards"), "count", "?") + ": their " +
                     std::to_string(field(merge, "missing").size()) +
                     " submission(s) are listed as not-run, with status missing");

@@ -2,7 +2,7 @@
 
 #include "evidence/json_file.h"
 #include "report/text.h"
-#include "rules/utf8.h"
+#include "common/utf8.h"
 
 #include <cstdio>
 #include <optional>
@@ -37,7 +37,7 @@ std::string joined(const std::vector<std::string>& lines, const char* sep) {
   return out;
 }
 
-std::string cut(const std::string& s) { return s.size() <= kMessageBytes ? s : rules::cut_utf8(s, kMessageBytes) + " ..."; }
+std::string cut(const std::string& s) { return s.size() <= kMessageBytes ? s : common::cut_utf8(s, kMessageBytes) + " ..."; }
 
 std::string seconds_text(std::optional<double> s) {
   char buf[32];

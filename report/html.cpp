@@ -5,7 +5,7 @@
 #include "report/html_style.h"
 #include "report/report.h"
 #include "report/text.h"
-#include "rules/utf8.h"
+#include "common/utf8.h"
 
 #include <sstream>
 
@@ -162,7 +162,7 @@ void libraries(std::ostringstream& o, const Submission& s) {
   for (const auto& k : s.kernels) {
     const std::string role_class = k.role == "own" ? "own" : k.role == "library" ? "library" : "unknown";
     o << "<tr><td class=\"ids\" title=\"" << html(k.name) << "\">"
-      << html(rules::shorten_utf8(k.name, 110, "…")) << "</td><td><span class=\"lib " << role_class
+      << html(common::shorten_utf8(k.name, 110, "…")) << "</td><td><span class=\"lib " << role_class
       << "\">" << html(k.library) << "</span></td><td class=\"ids\">" << html(k.launcher.empty() ? "?" : k.launcher)
       << "</td><td class=\"num\">" << k.count << "</td><td class=\"num\">" << html(fmt_ms(k.gpu_ms)) << "</td><td>"
       << html(k.phases) << "</td></tr>";

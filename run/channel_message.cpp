@@ -1,6 +1,6 @@
 #include "run/channel_message.h"
 
-#include "rules/utf8.h"
+#include "common/utf8.h"
 
 #include <map>
 #include <vector>
@@ -146,7 +146,7 @@ std::string malformed_message(const json& m, Speaker speaker) {
   const Schema& own = speaker == Speaker::reference ? reference_events() : submission_events();
   auto it = own.find(ev);
   if (it == own.end()) it = common_events().find(ev);
-  if (it == common_events().end()) return "unknown event '" + rules::cut_utf8(ev, 40) + "'";
+  if (it == common_events().end()) return "unknown event '" + common::cut_utf8(ev, 40) + "'";
   for (const auto& f : it->second) {
     if (!m.contains(f.name)) {
       if (f.required) return ev + ": no field '" + f.name + "'";

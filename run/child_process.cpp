@@ -1,7 +1,7 @@
 #include "run/child_process.h"
 
 #include "run/machine_load.h"
-#include "rules/utf8.h"
+#include "common/utf8.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -285,7 +285,7 @@ void Child::drain(int timeout_ms, bool until_closed) {
       }
       chan_buf_.erase(0, start);
       if (chan_buf_.size() > kMaxLine && chan_buf_[0] != kOversized) {
-        lines_.push_back(std::string(1, kOversized) + rules::cut_utf8(chan_buf_, 200));
+        lines_.push_back(std::string(1, kOversized) + common::cut_utf8(chan_buf_, 200));
         chan_buf_.assign(1, kOversized);
       } else if (!chan_buf_.empty() && chan_buf_[0] == kOversized) {
         chan_buf_.assign(1, kOversized);
@@ -310,7 +310,7 @@ ChannelEvent Child::next(std::chrono::steady_clock::time_point deadline) {
       ChannelEvent ev;
       if (!line.empty() && line[0] == kOversized) {
         ev.kind = ChannelEvent::bad_message;
-        ev.text = "a line over 1 MiB: " + rules::cut_utf8(line.substr(1), 80);
+        ev.text = "a line over 1 MiB: " + common::cut_utf8(line.substr(1), 80);
         return ev;
       }
       try {
@@ -321,7 +321,7 @@ ChannelEvent Child::next(std::chrono::steady_clock::time_point deadline) {
       } catch (const nlohmann::json::exception&) {
         ev.kind = ChannelEvent::bad_message;
       }
-      if (ev.kind == ChannelEvent::bad_message) ev.text = rules::cut_utf8(line, 200);
+      if (ev.kind == ChannelEvent::bad_message) ev.text = common::cut_utf8(line, 200);
       return ev;
     }
     if (!chan_open_) return {ChannelEvent::closed, {}, {}};

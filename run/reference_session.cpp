@@ -3,7 +3,7 @@
 #include "run/channel.h"
 #include "run/compare.h"
 #include "run/launch.h"
-#include "rules/utf8.h"
+#include "common/utf8.h"
 
 #include <csignal>
 #include <fstream>
@@ -32,7 +32,7 @@ void ReferenceSession::write_config() const {
               {"cases", plan_.cases_json()},
               {"seeded_case_bytes", plan_.options.seeded_case_bytes},
               {"probes", probe_request(plan_.options, rng)}};
-  std::ofstream(ws_.private_dir() / "reference.json") << rules::json_text(cfg);
+  std::ofstream(ws_.private_dir() / "reference.json") << common::json_text(cfg);
 }
 
 void ReferenceSession::start() {
@@ -180,7 +180,7 @@ std::map<std::string, json> ReferenceSession::expected_outputs(const json& jobs)
     return {};
   }
   const fs::path check_cfg = ws_.private_dir() / "check.json";
-  std::ofstream(check_cfg) << rules::json_text(json{{"jobs", jobs}});
+  std::ofstream(check_cfg) << common::json_text(json{{"jobs", jobs}});
   Outcome out;
   turn_ = device_.take(DeviceTurns::Kind::shared);
   const auto since = clock_type::now();

@@ -15,7 +15,7 @@
 #include "run/run_result.h"
 #include "run/submission_session.h"
 #include "run/workspace.h"
-#include "rules/utf8.h"
+#include "common/utf8.h"
 
 #include <fstream>
 #include <random>
@@ -169,7 +169,7 @@ RunResult run_protocol(const RunOptions& o) {
   json stage = stage_config(plan, ws, ref.inputs(), ref.habits(), ref.reproducible_shapes(), nshapes, l2);
   std::mt19937_64 rng{std::random_device{}()};
   add_probe_calls(stage, ref.probes(), nshapes, ref.inputs(), rng);
-  std::ofstream(stage_path) << rules::json_text(stage);
+  std::ofstream(stage_path) << common::json_text(stage);
   sub.run(stage_path, ref.inputs(), stage["samples_per_shape"].get<std::vector<int>>(), ref.reproducible_shapes());
   sub.finish(nshapes, static_cast<int>(plan.cases.size()));
   judge_problem_files(before, snapshot_files(ws.work(), watched), result);

@@ -1,6 +1,6 @@
 #include "run/sandbox.h"
 
-#include "rules/utf8.h"
+#include "common/utf8.h"
 #include "run/child_env.h"
 #include "run/child_process.h"
 #include "run/syscall_filter.h"
@@ -86,11 +86,11 @@ SandboxSupport probe_support() {
   run_and_read(sandboxed_argv(s, none, "/", {"/bin/true"}), env, status, err, &s);
   if (status != 0 && s.filters_syscalls) {
     s.filters_syscalls = false;
-    s.filter_why_not = "bubblewrap could not load the seccomp filter here (" + rules::cut_utf8(err, 300) + ")";
+    s.filter_why_not = "bubblewrap could not load the seccomp filter here (" + common::cut_utf8(err, 300) + ")";
     run_and_read(sandboxed_argv(s, none, "/", {"/bin/true"}), env, status, err, &s);
   }
   if (status != 0) {
-    s.why_not = "bubblewrap cannot create the sandbox's namespaces here (" + rules::cut_utf8(err, 300) +
+    s.why_not = "bubblewrap cannot create the sandbox's namespaces here (" + common::cut_utf8(err, 300) +
                 "); unprivileged user namespaces may be disabled";
     return s;
   }
@@ -122,7 +122,7 @@ std::vector<fs::path> interpreter_paths(const fs::path& python, const std::vecto
   } catch (const json::exception&) {
   }
   if (status != 0 || !list.is_array())
-    throw std::runtime_error(python.string() + " could not list the folders it reads: " + rules::cut_utf8(err, 500));
+    throw std::runtime_error(python.string() + " could not list the folders it reads: " + common::cut_utf8(err, 500));
   std::vector<fs::path> paths = {fs::weakly_canonical(python).parent_path()};
   for (const auto& p : list) {
     if (!p.is_string() || p.get<std::string>().empty()) continue;

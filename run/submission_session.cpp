@@ -8,7 +8,7 @@
 #include "run/tensor_file.h"
 #include "run/machine_load.h"
 #include "run/verify_timing.h"
-#include "rules/utf8.h"
+#include "common/utf8.h"
 
 #include <signal.h>
 #include <unistd.h>
@@ -41,7 +41,7 @@ void SubmissionSession::start() {
               {"init_seed", plan_.options.init_seed},
               {"shape_selection", plan_.options.shapes},
               {"trace", plan_.options.trace}};
-  std::ofstream(cfg_path) << rules::json_text(cfg);
+  std::ofstream(cfg_path) << common::json_text(cfg);
   started_ = phase_started_ = clock_type::now();
   timeout_s_ = plan_.setup_s;
   child_ = std::make_unique<Child>(child_spec(plan_, ws_, Role::submission, cfg_path));
@@ -352,11 +352,11 @@ double SubmissionSession::on_ops(const json& m) {
   json ops = json::object();
   for (const auto& [name, count] : m["ops"].items()) {
     if (!count.is_number_integer() || count.get<long long>() < 0) return violation("an 'ops' record with a bad count");
-    if (ops.size() < 2000) ops[rules::cut_utf8(name, 200)] = count;
+    if (ops.size() < 2000) ops[common::cut_utf8(name, 200)] = count;
   }
   json gaps = json::array();
   for (const auto& g : m["gaps"])
-    if (g.is_string() && gaps.size() < 20) gaps.push_back(rules::cut_utf8(g.get<std::string>(), 300));
+    if (g.is_string() && gaps.size() < 20) gaps.push_back(common::cut_utf8(g.get<std::string>(), 300));
   report_.aten_ops.push_back(
       {{"shape", m["shape"]}, {"phase", m["phase"]}, {"calls", m["calls"]}, {"ops", ops}, {"gaps", gaps}});
   return 0;
@@ -366,7 +366,7 @@ double SubmissionSession::on_phase(const json& m) {
   // Each phase comes once: a phase's deadline is renewed only by the next
   // one, so a repeated phase could keep a run alive without end.
   const json key = {m.value("phase", std::string()), m.value("shape", -1), m.value("mode", std::string())};
-  if (!phases_seen_.insert(rules::json_text(key)).second) return violation("a 'phase' message repeated");
+  if (!phases_seen_.insert(common::json_text(key)).second) return violation("a 'phase' message repeated");
   end_phase();
   current_phase_ = m;
   if (plan_.options.on_phase) plan_.options.on_phase(phase_text());

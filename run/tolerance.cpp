@@ -1,6 +1,6 @@
 #include "run/tolerance.h"
 
-#include "rules/utf8.h"
+#include "common/utf8.h"
 
 #include <cstdlib>
 #include <stdexcept>
@@ -81,7 +81,7 @@ ToleranceTable tolerance_of(const rules::Problem& p) {
     const std::string dtype = key.rfind("torch.", 0) == 0 ? key.substr(6) : key;
     const auto t = tolerance_value(v, 0);  // upstream: a half left out is 0
     if (!t || !valid(*t))
-      throw std::runtime_error(where + "." + key + " must be a non-negative number or {atol, rtol}, not " + rules::json_text(v));
+      throw std::runtime_error(where + "." + key + " must be a non-negative number or {atol, rtol}, not " + common::json_text(v));
     table.by_dtype[dtype] = *t;
   }
   return table;

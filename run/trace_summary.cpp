@@ -1,7 +1,7 @@
 #include "run/trace_summary.h"
 
 #include "run/probe_findings.h"
-#include "rules/utf8.h"
+#include "common/utf8.h"
 
 #ifdef KAUDIT_HAVE_TRACE_MODEL
 #include "tracer/call_summary.h"
@@ -102,7 +102,7 @@ void library_findings(const tracer::Process& proc, const ProcessIndex& index, co
     Hit& h = hits[lib.name];
     ++h.count;
     h.ns += k.duration();
-    if (h.example.empty()) h.example = rules::cut_utf8(name, 120);
+    if (h.example.empty()) h.example = common::cut_utf8(name, 120);
   }
   for (const auto& [lib, h] : hits) {
     const int share = timed_ns ? static_cast<int>(100.0 * h.ns / timed_ns + 0.5) : 0;
@@ -223,8 +223,8 @@ tracer::Trace trace_for_export(const tracer::Trace& trace) {
 void export_trace(const tracer::Trace& whole, const tracer::Families& families, const std::filesystem::path& dir) {
   std::filesystem::create_directories(dir);
   const tracer::Trace trace = trace_for_export(whole);
-  std::ofstream(dir / "trace.json") << rules::json_text(tracer::to_json(trace, &families)) << "\n";
-  std::ofstream(dir / "trace.chrome.json") << rules::json_text(tracer::chrome_trace(trace, families)) << "\n";
+  std::ofstream(dir / "trace.json") << common::json_text(tracer::to_json(trace, &families)) << "\n";
+  std::ofstream(dir / "trace.chrome.json") << common::json_text(tracer::chrome_trace(trace, families)) << "\n";
 }
 
 std::string ms_text(double ms) {
@@ -274,7 +274,7 @@ void repeat_findings(const tracer::Process& proc, const ProcessIndex& index, con
     std::sort(sorted.rbegin(), sorted.rend());
     std::string text;
     for (std::size_t k = 0; k < sorted.size() && k < 3; ++k)
-      text += (text.empty() ? "" : ", ") + rules::cut_utf8(sorted[k].second, 80);
+      text += (text.empty() ? "" : ", ") + common::cut_utf8(sorted[k].second, 80);
     return text.empty() ? std::string("no kernel") : text;
   };
   for (const auto& [key, fresh] : work) {

@@ -1,6 +1,6 @@
 #include "analyzer/checks/pattern_helpers.h"
 
-#include "rules/utf8.h"
+#include "common/utf8.h"
 
 #include <algorithm>
 #include <cctype>
@@ -14,7 +14,7 @@ std::string one_line(std::string_view text, size_t max) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
   std::string out(s);
-  if (out.size() > max) out = rules::shorten_utf8(out, max, "...");
+  if (out.size() > max) out = common::shorten_utf8(out, max, "...");
   else if (nl != std::string_view::npos) out += " ...";
   return out;
 }

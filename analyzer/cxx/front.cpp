@@ -10,7 +10,7 @@
 #include "analyzer/cxx/front.h"
 
 #include "analyzer/cxx/stub_headers.h"
-#include "rules/utf8.h"
+#include "common/utf8.h"
 
 #include <clang/AST/ASTConsumer.h>
 #include <clang/AST/ASTContext.h>
@@ -1015,7 +1015,7 @@ class FactsVisitor : public RecursiveASTVisitor<FactsVisitor> {
     llvm::StringRef t = Lexer::getSourceText(r, sm_, ctx_.getLangOpts(), &invalid);
     if (invalid) return {};
     std::string s = t.str();
-    if (s.size() > 200) s = rules::cut_utf8(s, 200) + "...";
+    if (s.size() > 200) s = common::cut_utf8(s, 200) + "...";
     return s;
   }
 

@@ -9,15 +9,16 @@ root="$1"
 cd "$root" || exit 2
 # folder: the folders it may include from ("kaudit/" is the generated version header).
 declare -A allowed=(
-  [rules]="rules"
-  [evidence]="evidence rules"
+  [common]="common"
+  [rules]="rules common"
+  [evidence]="evidence rules common"
   [tracer]="tracer"
-  [analyzer]="analyzer evidence rules kaudit"
-  [run]="run evidence rules tracer"
-  [report]="report evidence rules"
-  [audit]="audit analyzer run report evidence rules tracer kaudit"
-  [app]="app audit analyzer run report evidence rules tracer kaudit"
-  [python]="python audit analyzer run report evidence rules tracer kaudit"
+  [analyzer]="analyzer evidence rules common kaudit"
+  [run]="run evidence rules tracer common"
+  [report]="report evidence rules common"
+  [audit]="audit analyzer run report evidence rules tracer common kaudit"
+  [app]="app audit analyzer run report evidence rules tracer common kaudit"
+  [python]="python audit analyzer run report evidence rules tracer common kaudit"
 )
 fail=0 checked=0
 for folder in "${!allowed[@]}"; do

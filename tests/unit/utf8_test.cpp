@@ -1,12 +1,12 @@
 // Cutting text to a size never splits a character: a message that quotes
 // hostile source, cut short, must still be valid UTF-8 (a JSON writer throws
 // on anything else).
-#include "rules/utf8.h"
+#include "common/utf8.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-namespace kaudit::rules {
+namespace kaudit::common {
 namespace {
 
 bool serializes(const std::string& s) {
@@ -55,4 +55,4 @@ TEST(Utf8Cut, ShortenedWithAMarkStaysValid) {
 }
 
 }  // namespace
-}  // namespace kaudit::rules
+}  // namespace kaudit::common

@@ -1,6 +1,6 @@
-#include "rules/utf8.h"
+#include "common/utf8.h"
 
-namespace kaudit::rules {
+namespace kaudit::common {
 
 namespace {
 bool continuation(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
@@ -26,4 +26,4 @@ std::string json_text(const nlohmann::json& doc, int indent) {
   return doc.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-}  // namespace kaudit::rules
+}  // namespace kaudit::common

@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-namespace kaudit::rules {
+namespace kaudit::common {
 
 // The longest prefix of `s` of at most `max_bytes` bytes that does not end
 // inside a UTF-8 character (bytes already invalid are left as they are).
@@ -22,4 +22,4 @@ std::string shorten_utf8(std::string_view s, size_t max_bytes, std::string_view 
 // through here.
 std::string json_text(const nlohmann::json& doc, int indent = -1);
 
-}  // namespace kaudit::rules
+}  // namespace kaudit::common
