@@ -1041,6 +1041,7 @@ def input_end_cases(torch, problem, token, inputs_dir, seed, next_case):
             continue
         j = len(CONFIG["cases"]) + next_case.get(base, 0)
         next_case[base] = next_case.get(base, 0) + 1
+        device_turn()  # the last case ended with device_idle; its twin and copies are GPU work
         send_probe_case(torch, base, j, inputs[:k] + [y] + inputs[k + 1:], name, token, inputs_dir)
 
 
