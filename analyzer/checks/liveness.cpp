@@ -46,6 +46,35 @@ std::vector<Node> script_blocks(const Module& m) {
   return out;
 }
 
+// Whether the file can reach its own defs by a name it computes: globals(),
+// locals(), vars() of the module, sys.modules, eval or exec reach any def;
+// getattr with a computed name reaches any method. No def is then provably
+// uncalled (a name built at run time leaves no mention to follow).
+enum class HiddenCalls { none, methods, all };
+
+HiddenCalls hidden_calls(const Module& m) {
+  HiddenCalls out = HiddenCalls::none;
+  for (const auto& c : m.calls()) {
+    for (const char* b : {"globals", "locals", "eval", "exec", "__import__"})
+      if (is_builtin_call(m, c, b)) return HiddenCalls::all;
+    const auto args = c.node.field("arguments").named_children();
+    if (is_builtin_call(m, c, "vars") && args.empty()) return HiddenCalls::all;
+    if ((is_builtin_call(m, c, "getattr") || is_builtin_call(m, c, "hasattr")) && args.size() >= 2 &&
+        !m.constant_string(args[1]))
+      out = HiddenCalls::methods;
+  }
+  bool modules = false;
+  m.walk([&](Node n) {
+    if (modules) return false;
+    if (n.type() == "attribute") {
+      const auto q = m.qualified_name(n);
+      if (q && *q == "sys.modules") modules = true;
+    }
+    return true;
+  });
+  return modules ? HiddenCalls::all : out;
+}
+
 bool within(const std::vector<Node>& blocks, Node n) {
   for (const auto& b : blocks)
     if (b.valid() && b.contains(n)) return true;
@@ -54,7 +83,7 @@ bool within(const std::vector<Node>& blocks, Node n) {
 
 class Reachability {
  public:
-  explicit Reachability(const Module& m) : m_(m), scripts_(script_blocks(m)) {
+  explicit Reachability(const Module& m) : m_(m), scripts_(script_blocks(m)), hidden_calls_(hidden_calls(m)) {
     const auto& fns = m.functions();
     const python::ClassDef* model = m.model_class();
     for (size_t i = 0; i < fns.size(); ++i) by_name_[fns[i].name].push_back(static_cast<int>(i));
@@ -65,7 +94,9 @@ class Reachability {
       const bool dunder = f.name.size() > 4 && f.name.starts_with("__") && f.name.ends_with("__");
       const bool entry = f.class_name.empty() && (f.name == "get_inputs" || f.name == "get_init_inputs");
       const bool model_method = model && f.class_name == model->name;
-      if (m.on_forward_path(static_cast<int>(i)) || dunder || entry || model_method) seeds.push_back(static_cast<int>(i));
+      const bool hidden = hidden_calls_ == HiddenCalls::all || (hidden_calls_ == HiddenCalls::methods && !f.class_name.empty());
+      if (m.on_forward_path(static_cast<int>(i)) || dunder || entry || model_method || hidden)
+        seeds.push_back(static_cast<int>(i));
     }
     live_ = spread(seeds, kRunningTop, {});
     script_ = spread({}, kScriptTop, live_);
@@ -123,6 +154,7 @@ class Reachability {
 
   const Module& m_;
   std::vector<Node> scripts_;
+  HiddenCalls hidden_calls_;
   std::map<std::string, std::vector<int>> by_name_;  // def name -> its defs
   std::map<int, std::set<std::string>> names_at_;    // site -> def names it mentions
   std::set<int> live_, script_;

@@ -21,8 +21,11 @@ enum class Liveness {
 };
 
 // Where `n` stands. Conservative: a def counts as called when its name is
-// mentioned anywhere that runs (a call, a callback, a table of functions),
-// and a file that assigns `__name__` has no script-only block.
+// mentioned anywhere that runs (a call, a callback, a table of functions);
+// every def runs in a file that can look its own names up by a computed name
+// (globals(), locals(), vars(), sys.modules, eval, exec), and every method
+// in one with a computed getattr; a file that assigns `__name__` has no
+// script-only block.
 Liveness liveness_of(const python::Module& m, python::Node n);
 
 // " (only under `if __name__ == \"__main__\"`: ...)" and the like; empty for runs.
