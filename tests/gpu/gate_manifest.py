@@ -30,7 +30,8 @@ CHEATS = [
     "moe_swiglu/aware_reused_output.py",          # one output buffer returned every call
     "kda_chunked/cheat_skip_after_warmup.py",     # work skipped after the first calls
     "topk/aware_timing_in_timed_calls.py",        # self-timing inside timed calls
-    "w4a16_gemm/cheat_fingerprint_memo.py",       # work skipped on repeated inputs, seen in the trace (not yet run)
+    "w4a16_gemm/cheat_fingerprint_memo.py",       # work skipped on repeated inputs, seen in the trace
+    "kda_chunked/aware_truncated_recurrence.py",  # exact only for the generator's fast-forgetting decays (input-ends)
 ]
 
 
