@@ -1,7 +1,7 @@
 // kaudit run: one submission against one problem (docs/runner.md).
 #include "app/commands.h"
 #include "audit/front_end.h"
-#include "run/run.h"
+#include "runner/session/run.h"
 #include "common/utf8.h"
 
 #include <fstream>

@@ -4,7 +4,7 @@
 // a short summary (on stderr, so that the command's own stdout stays clean).
 #include "app/commands.h"
 
-#include "run/resources.h"
+#include "runner/process/resources.h"
 #include "common/utf8.h"
 #include "tracer/chrome_trace.h"
 #include "tracer/families.h"

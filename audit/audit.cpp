@@ -11,8 +11,8 @@
 #include "report/ci_outputs.h"
 #include "report/report.h"
 #include "common/utf8.h"
-#include "run/child_process.h"
-#include "run/sandbox.h"
+#include "runner/process/child_process.h"
+#include "runner/process/sandbox.h"
 
 #include <unistd.h>
 

@@ -32,8 +32,8 @@ struct AuditOptions {
   // Seconds without a line after which a heartbeat names the runs in
   // progress (audit/progress.h); 0: none.
   double heartbeat_s = 30;
-  bool unsafe_no_sandbox = false;  // run submissions without the sandbox (run/sandbox.h)
-  long max_tasks = 4096;           // tasks each child may have at once (run/task_limit.h)
+  bool unsafe_no_sandbox = false;  // run submissions without the sandbox (runner/process/sandbox.h)
+  long max_tasks = 4096;           // tasks each child may have at once (runner/process/task_limit.h)
   // Free space a run needs under the workspace root ($TMPDIR or /tmp) to
   // start beside others; short of it, it waits to run alone (audit/environment.h).
   double min_free_gib = 2.0;

@@ -1,6 +1,6 @@
 #include "audit/environment.h"
 
-#include "run/child_process.h"
+#include "runner/process/child_process.h"
 #include "common/utf8.h"
 
 #include <sys/statvfs.h>
@@ -18,7 +18,7 @@ using json = nlohmann::json;
 
 namespace {
 
-// The runner's reason when the reference's own process ended (run/reference_session.cpp).
+// The runner's reason when the reference's own process ended (runner/session/reference_session.cpp).
 constexpr const char* kReferenceEnded = "the reference's own process ended";
 
 struct Pattern {
@@ -31,7 +31,7 @@ struct Pattern {
 // "No space left on device" is out of user namespaces, not of disk).
 constexpr std::array<Pattern, 10> kMachine = {{
     {"bwrap: ", "the sandbox could not be made"},
-    // The runner's own reason (run/reference_session.cpp): kaudit's process, not the submission's.
+    // The runner's own reason (runner/session/reference_session.cpp): kaudit's process, not the submission's.
     {"the reference process ended (", kReferenceEnded},
     {"No space left on device", "no space left on device"},
     {"[Errno 28]", "no space left on device"},
@@ -46,10 +46,10 @@ constexpr std::array<Pattern, 4> kSharedDevice = {{
     {"CUDA out of memory", "device memory held by the batch's other runs"},
     {"CUDA error: out of memory", "device memory held by the batch's other runs"},
     // kaudit's own deadlines kill with "timed out" in the reason; children
-    // are the OOM killer's first choice (run/child_process.h).
+    // are the OOM killer's first choice (runner/process/child_process.h).
     {"ended (signal 9 (SIGKILL))", "killed from outside the run (the kernel's OOM killer, when runs side by side "
                                    "fill the machine's memory)"},
-    // The runner's own reason (run/submission_session.h, holds_back_timers):
+    // The runner's own reason (runner/session/submission_session.h, holds_back_timers):
     // alone, the first call has the whole set-up budget.
     {"while other runs of the batch waited to time",
      "a first call that held the shared device, with no build running, while other runs waited to time"},

@@ -7,7 +7,7 @@
 // it has the machine alone and space enough is judged on that failure.
 #pragma once
 
-#include "run/run_result.h"
+#include "runner/plan/run_result.h"
 
 #include <chrono>
 #include <condition_variable>
@@ -30,7 +30,7 @@ std::optional<std::string> environment_cause(const run::RunResult& r, bool devic
 
 // Free bytes of the file system holding `path` (0 when it cannot be read).
 std::uintmax_t free_bytes(const std::filesystem::path& path);
-// Where runs make their workspaces: $TMPDIR, else /tmp (run/workspace.h).
+// Where runs make their workspaces: $TMPDIR, else /tmp (runner/process/workspace.h).
 std::filesystem::path workspace_root();
 // The machine's available memory (/proc/meminfo's MemAvailable), its total
 // (MemTotal); nothing when it cannot be read.

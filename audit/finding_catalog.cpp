@@ -4,7 +4,7 @@
 #include "analyzer/checks/registry.h"
 #endif
 #include "rules/rule_pack.h"
-#include "run/finding_catalog.h"
+#include "runner/judge/finding_catalog.h"
 
 #include <algorithm>
 #include <sstream>

@@ -1,6 +1,6 @@
 #include "audit/interrupt.h"
 
-#include "run/child_process.h"
+#include "runner/process/child_process.h"
 
 #include <fcntl.h>
 #include <poll.h>

@@ -5,9 +5,9 @@
 #include "evidence/json_file.h"
 #include "evidence/schemas.h"
 #include "evidence/verdict_document.h"
-#include "run/child_process.h"
-#include "run/run.h"
-#include "run/run_result.h"
+#include "runner/process/child_process.h"
+#include "runner/session/run.h"
+#include "runner/plan/run_result.h"
 
 #ifdef KAUDIT_HAVE_ANALYZER
 #include "analyzer/analyzer.h"

@@ -8,7 +8,7 @@
 #include "rules/finding.h"
 #include "rules/problem.h"
 #include "rules/rule_pack.h"
-#include "run/device_turns.h"
+#include "runner/process/device_turns.h"
 
 #include <nlohmann/json.hpp>
 

@@ -11,7 +11,7 @@
 #include "audit/interrupt.h"
 #include "audit/items.h"
 #include "kaudit/version.h"
-#include "run/resources.h"
+#include "runner/process/resources.h"
 #include "common/utf8.h"
 #ifdef KAUDIT_HAVE_ANALYZER
 #include "analyzer/analyzer.h"

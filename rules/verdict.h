@@ -50,7 +50,7 @@ struct RunFacts {
   std::set<std::string> checked;
 };
 
-// The runtime id of a banned ATen op that ran (run/aten_ops.h).
+// The runtime id of a banned ATen op that ran (runner/judge/aten_ops.h).
 inline constexpr const char* kAtenOpConfirmation = "banned-aten-op";
 
 struct VerdictInput {

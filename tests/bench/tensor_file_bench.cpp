@@ -4,7 +4,7 @@
 // paths the runner takes (read two files, then compare them or compare their
 // bytes). Run by hand:
 //   build/tests/bench/tensor_file_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
-#include "run/tensor_file.h"
+#include "runner/process/tensor_file.h"
 
 #include <benchmark/benchmark.h>
 

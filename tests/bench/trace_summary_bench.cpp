@@ -1,4 +1,4 @@
-// Speed of the trace side of a run (run/trace_summary.h) on a submission
+// Speed of the trace side of a run (runner/judge/trace_summary.h) on a submission
 // that launches many small kernels per call, as PyTorch-op code does: a
 // journal shaped like kda's chunked-torch cheat on the H200 (about 1.1
 // million kernels in 480 calls), its lines as the tracer writes them: each
@@ -7,7 +7,7 @@
 // kernel patterns every timed library kernel is checked against) and
 // exported (docs/performance.md). Run by hand:
 //   build/tests/bench/trace_summary_bench --benchmark_repetitions=3 --benchmark_report_aggregates_only=true
-#include "run/trace_summary.h"
+#include "runner/judge/trace_summary.h"
 #include "rules/rule_pack.h"
 
 #include <benchmark/benchmark.h>

@@ -1,9 +1,9 @@
-// libFuzzer target: run/tensor_file.h's reader over any bytes (the harness's
+// libFuzzer target: runner/process/tensor_file.h's reader over any bytes (the harness's
 // tensors are written by the submission's process), then every reading of
 // the tensor the runner makes: elements, finiteness, maxima, a comparison
 // with itself and with a zero tensor of its shape. A file is accepted only
 // when its payload holds exactly numel * element-size bytes.
-#include "run/tensor_file.h"
+#include "runner/process/tensor_file.h"
 
 #include <sys/mman.h>
 #include <unistd.h>

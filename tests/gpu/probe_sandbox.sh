@@ -46,6 +46,6 @@ libc = ctypes.CDLL(None, use_errno=True)
 # landlock_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION=1)
 r = libc.syscall(444, None, 0, 1); print("landlock abi", r, os.strerror(ctypes.get_errno()) if r < 0 else "")
 PY
-echo "== cgroups (run/task_limit.h)"; cat /proc/self/cgroup; grep cgroup /proc/self/mountinfo
+echo "== cgroups (runner/process/task_limit.h)"; cat /proc/self/cgroup; grep cgroup /proc/self/mountinfo
 echo "== prlimit"; prlimit --pid $$ | head -20
 df -h /tmp | tail -1; nproc; free -g | head -2

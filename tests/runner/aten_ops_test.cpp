@@ -1,7 +1,7 @@
 // The ATen op record and the state_dict record as run.json holds them
-// (run/aten_ops.h; issue 15, items 5b and 6): pure functions over the
+// (runner/judge/aten_ops.h; issue 15, items 5b and 6): pure functions over the
 // harness's messages.
-#include "run/aten_ops.h"
+#include "runner/judge/aten_ops.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
-// What /proc says the channel descriptor of a process is (run/channel_holder.h).
+// What /proc says the channel descriptor of a process is (runner/process/channel_holder.h).
 // Each case forks a process that holds a pipe at descriptor 3 the way the
 // harness does, changes it the way a case needs, and reads it from outside.
-#include "run/channel_holder.h"
+#include "runner/process/channel_holder.h"
 
 #include <gtest/gtest.h>
 

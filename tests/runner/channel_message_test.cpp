@@ -1,5 +1,5 @@
-// Channel messages a child may send (run/channel_message.h).
-#include "run/channel_message.h"
+// Channel messages a child may send (runner/session/channel_message.h).
+#include "runner/session/channel_message.h"
 
 #include <gtest/gtest.h>
 

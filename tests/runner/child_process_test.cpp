@@ -1,4 +1,4 @@
-#include "run/child_process.h"
+#include "runner/process/child_process.h"
 
 #include <gtest/gtest.h>
 

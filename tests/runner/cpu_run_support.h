@@ -3,7 +3,7 @@
 // common run options, and how a run document is summarised in a failure.
 #pragma once
 
-#include "run/run.h"
+#include "runner/session/run.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

@@ -1,7 +1,7 @@
 // DeviceTurns: untimed work shares the device, timing has it alone, and a
 // run waiting to time is not starved by runs asking for untimed work.
-#include "run/device_turns.h"
-#include "run/run_result.h"
+#include "runner/process/device_turns.h"
+#include "runner/plan/run_result.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "run/expression.h"
+#include "runner/plan/expression.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
-#include "run/hardware.h"
-#include "run/throughput.h"
+#include "runner/process/hardware.h"
+#include "runner/plan/throughput.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
-// How the input probes' outcomes become findings (run/input_probes.h, issue
+// How the input probes' outcomes become findings (runner/judge/input_probes.h, issue
 // 15 item 4): which id, which confidence, and when nothing is said.
-#include "run/input_probes.h"
+#include "runner/judge/input_probes.h"
 
 #include <gtest/gtest.h>
 

@@ -3,7 +3,7 @@
 // reference and reported apart from the graded correctness (`input_probes`
 // in run.json). Problems under tests/runner/problems, submissions under
 // tests/runner/solutions. Needs Debian's python3-torch; skips visibly without.
-#include "run/run.h"
+#include "runner/session/run.h"
 #include "tests/runner/cpu_run_support.h"
 
 #include <gtest/gtest.h>

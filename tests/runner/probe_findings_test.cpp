@@ -1,5 +1,5 @@
-#include "run/finding_catalog.h"
-#include "run/probe_findings.h"
+#include "runner/judge/finding_catalog.h"
+#include "runner/judge/probe_findings.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
-// run/resources.h: where the harness and the tracer library are looked for,
+// runner/process/resources.h: where the harness and the tracer library are looked for,
 // from the kaudit executable or the Python module, installed or in a build tree.
-#include "run/resources.h"
+#include "runner/process/resources.h"
 
 #include <gtest/gtest.h>
 

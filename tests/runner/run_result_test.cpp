@@ -1,7 +1,7 @@
 // RunResult: the one place run.json is written, and what the verdict reads of it.
-#include "run/run_result.h"
+#include "runner/plan/run_result.h"
 
-#include "run/probe_findings.h"
+#include "runner/judge/probe_findings.h"
 
 #include <gtest/gtest.h>
 

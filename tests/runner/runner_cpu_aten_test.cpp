@@ -7,7 +7,7 @@
 // (/usr/bin/python3); skips visibly without. The upstream case reads
 // KernelBench-Hard's own topk folder from ../shared/upstream and skips
 // visibly when it is not there.
-#include "run/run.h"
+#include "runner/session/run.h"
 #include "tests/runner/cpu_run_support.h"
 
 #include <gtest/gtest.h>

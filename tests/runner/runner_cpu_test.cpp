@@ -2,11 +2,11 @@
 // small problems under tests/runner/problems and pure-PyTorch submissions
 // under tests/runner/solutions, each with the result and the findings it must
 // get. Needs Debian's python3-torch (/usr/bin/python3); skips visibly without.
-#include "run/machine_load.h"
-#include "run/run.h"
-#include "run/sandbox.h"
-#include "run/syscall_filter.h"
-#include "run/task_limit.h"
+#include "runner/process/machine_load.h"
+#include "runner/session/run.h"
+#include "runner/process/sandbox.h"
+#include "runner/process/syscall_filter.h"
+#include "runner/process/task_limit.h"
 #include "tests/runner/cpu_run_support.h"
 
 #include <signal.h>
@@ -321,7 +321,7 @@ TEST(RunnerCpu, ReferenceInputsChangedUnderItAreAnError) {
 // Whatever else holds, the submission's processes cannot make the system
 // calls that only widen what they reach of the kernel (a namespace of their
 // own, eBPF, io_uring, ptrace, another process's memory): the syscall filter
-// (run/syscall_filter.h) refuses them in the sandbox and without it, and
+// (runner/process/syscall_filter.h) refuses them in the sandbox and without it, and
 // run.json's isolation says so. Forking still works.
 TEST(RunnerCpu, SyscallsASubmissionNeverNeedsAreRefused) {
   SKIP_WITHOUT_TORCH();

@@ -1,7 +1,7 @@
-// The syscall filter every child of a run gets (run/syscall_filter.h),
+// The syscall filter every child of a run gets (runner/process/syscall_filter.h),
 // loaded in a forked process: what it refuses is refused with the errno
 // libraries expect, and what a submission needs still works.
-#include "run/syscall_filter.h"
+#include "runner/process/syscall_filter.h"
 
 #include <gtest/gtest.h>
 

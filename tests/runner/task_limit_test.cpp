@@ -1,7 +1,7 @@
-// A child's cgroup (run/task_limit.h): the limit holds for what the child
+// A child's cgroup (runner/process/task_limit.h): the limit holds for what the child
 // starts, and whatever is left in it, a daemon in a session of its own
 // included, ends when the cgroup does.
-#include "run/task_limit.h"
+#include "runner/process/task_limit.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
-#include "run/tensor_file.h"
+#include "runner/process/tensor_file.h"
 
-#include "run/compare.h"
+#include "runner/judge/compare.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // The problem's tolerance in every form the upstream benchmarks write it;
 // anything else is an error, never a silent default.
-#include "run/tolerance.h"
+#include "runner/plan/tolerance.h"
 
 #include <gtest/gtest.h>
 

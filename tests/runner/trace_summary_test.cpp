@@ -1,6 +1,6 @@
 // The trace side of a run (runner/trace_summary.h) on a journal made by hand:
 // which timed calls had work outside their timing, and timer reads in calls.
-#include "run/trace_summary.h"
+#include "runner/judge/trace_summary.h"
 #include "rules/rule_pack.h"
 
 #include <gtest/gtest.h>

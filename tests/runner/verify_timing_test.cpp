@@ -1,7 +1,7 @@
-// The runner's clock against the times the harness reported (run/verify_timing.h).
-#include "run/verify_timing.h"
+// The runner's clock against the times the harness reported (runner/judge/verify_timing.h).
+#include "runner/judge/verify_timing.h"
 
-#include "run/machine_load.h"
+#include "runner/process/machine_load.h"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # No function in product C++ is longer than LIMIT lines (default 150), counted
 # from the line of its name to its closing brace. Product C++ is every
-# .cpp/.h/.cu under analyzer/, tracer/, rules/ and, where they exist, runner/,
-# app/, audit/, run/, evidence/, report/ (not tests/, not kernels/).
+# .cpp/.h/.cu under common/, analyzer/, tracer/, rules/ and, where they exist, runner/,
+# app/, audit/, evidence/, report/ (not tests/, not kernels/).
 #
 #   tests/style/no_long_functions.sh SOURCE_DIR [LIMIT]
 #
@@ -28,7 +28,7 @@ if [[ -z $ctags ]]; then
 fi
 
 dirs=()
-for d in analyzer tracer rules runner app audit run evidence report; do
+for d in common analyzer tracer rules runner app audit evidence report; do
   [[ -d $d ]] && dirs+=("$d")
 done
 mapfile -t files < <(find "${dirs[@]}" -type f \( -name '*.cpp' -o -name '*.h' -o -name '*.cu' \) | sort)

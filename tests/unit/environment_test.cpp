@@ -69,7 +69,7 @@ TEST(Environment, KilledFromOutsideCountsOnlyWhenShared) {
 }
 
 // A first call stopped because it held runs waiting to time, with no build
-// running (run/submission_session.h), is run again with the device to itself,
+// running (runner/session/submission_session.h), is run again with the device to itself,
 // where it has the whole set-up budget.
 TEST(Environment, AFirstCallStoppedForRunsWaitingToTimeIsRetriedAlone) {
   const std::string stopped =

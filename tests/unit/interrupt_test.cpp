@@ -2,7 +2,7 @@
 // signal and kills every child the runs started; no new one starts. Its own
 // executable: an interruption lasts for the rest of the process.
 #include "audit/interrupt.h"
-#include "run/child_process.h"
+#include "runner/process/child_process.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>

@@ -3,7 +3,7 @@
 #include "audit/finding_catalog.h"
 #include "rules/rule_pack.h"
 #include "rules/verdict.h"
-#include "run/input_probes.h"
+#include "runner/judge/input_probes.h"
 
 #include <gtest/gtest.h>
 

@@ -167,7 +167,7 @@ TEST(RulePack, ProblemWithoutItsOwnPackBansOnlyItsForbiddenList) {
 }
 
 // The default pack states the thresholds it ships with; they must be the
-// built-in ones that code without a pack uses (run/probe_findings.h), so a
+// built-in ones that code without a pack uses (runner/judge/probe_findings.h), so a
 // change to one is a change to both.
 TEST(RulePack, TheDefaultPackStatesTheBuiltInThresholds) {
   const Thresholds built_in, pack = default_rule_pack().thresholds;

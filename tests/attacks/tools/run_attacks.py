@@ -326,7 +326,7 @@ def find_harness(kaudit, root):
     for d in (os.path.join(os.path.dirname(kaudit), "harness"), os.path.join(root, "run", "harness")):
         if os.path.isfile(os.path.join(d, "kaudit_harness.py")):
             return os.path.join(d, "kaudit_harness.py")
-    raise SystemExit("run_attacks: no kaudit_harness.py next to %s or in %s/run/harness" % (kaudit, root))
+    raise SystemExit("run_attacks: no kaudit_harness.py next to %s or in %s/runner/harness" % (kaudit, root))
 
 
 def lay_out(tmp, kaudit, root):

@@ -1,0 +1,35 @@
+#include "runner/judge/attach_trace.h"
+
+#include "runner/judge/trace_summary.h"
+
+namespace kaudit::run {
+using json = nlohmann::json;
+
+void attach_trace(const RunPlan& plan, const SubmissionReport& report, int shapes,
+                  const std::filesystem::path& trace_dir, RunResult& result) {
+  const auto since = clock_type::now();
+  TimedCallTimes timed_ms;
+  for (const auto& [key, t] : report.timings)
+    for (const auto& x : t.value("times_ms", json::array()))
+      timed_ms[{std::to_string(key.first), key.second}].push_back(x.is_number() ? x.get<double>() : 0.0);
+  json trace_doc = summarize_trace(trace_dir, report.pid, plan.options.solution.string(), result.findings, &plan.pack,
+                                   plan.options.trace_output, timed_ms);
+  result.trace = trace_doc;
+  result.add_phase("runner", {{"phase", "trace"}}, since);
+  // Every call the harness made must be in the trace: a submission that
+  // deletes or cuts its own journal (the tracer writes it from inside its
+  // process) must not come out clean for want of trace evidence.
+  if (!report.done || report.error.is_object()) return;
+  const auto n = static_cast<std::size_t>(shapes);
+  const std::size_t made = n * plan.cases.size() +
+                           n * plan.options.modes.size() * static_cast<std::size_t>(plan.options.warmup + plan.trials);
+  std::size_t traced = 0;
+  for (const auto& g : trace_doc.value("groups", json::array())) traced += g.value("calls", std::size_t{0});
+  if (trace_doc.value("status", std::string()) != "ok")
+    result.trace_incomplete = "the trace could not be read: " + trace_doc.value("reason", std::string("unknown"));
+  else if (traced < made)
+    result.trace_incomplete = "the trace holds " + std::to_string(traced) + " of the " + std::to_string(made) +
+                              " calls the harness made";
+}
+
+}  // namespace kaudit::run

@@ -1,0 +1,77 @@
+// Comparing what the submission returned with what the reference expects,
+// outside the submission's process: the output files of one call, and the
+// correctness step over every shape and case of a run.
+#pragma once
+
+#include "runner/plan/run_plan.h"
+#include "runner/plan/run_result.h"
+#include "runner/plan/submission_report.h"
+#include "runner/process/tensor_file.h"
+#include "runner/plan/tolerance.h"
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kaudit::run {
+
+// A tensor entry a child reported ({"file": NAME} or {"value": ...}): NAME
+// is "FOLDER/FILE" with FOLDER one of `folders` (runner/process/workspace.h: "in",
+// "exp", "out", as many as are allowed, separated by "|"), and names a
+// regular file there, not a link.
+bool valid_entry(const nlohmann::json& e, const std::filesystem::path& xfer, std::string_view folders);
+bool valid_entries(const nlohmann::json& list, const std::filesystem::path& xfer, std::string_view folders);
+
+// Outputs of one call against the reference's.
+struct OutputCheck {
+  std::string status;  // passed, failed, skipped
+  std::string reason;
+  double max_abs = 0, max_rel = 0;
+  std::size_t mismatches = 0;
+  std::size_t elements = 0;
+  double atol = 0;  // the absolute tolerance applied (the largest, over outputs of several dtypes)
+  std::size_t unwritten = 0;  // mismatches still holding the poison bytes (Comparison::poison_pattern)
+  std::size_t far_mismatches = 0;  // Comparison::far_mismatches
+};
+
+// Largest finite |value| over the floating-point tensors of one call's outputs.
+double magnitude(const std::vector<TensorFile>& tensors);
+// The tensors of an entry list (plain values are not tensors).
+std::vector<TensorFile> read_output_files(const nlohmann::json& outputs, const std::filesystem::path& xfer);
+
+// Each output against the reference's with the tolerance of the reference
+// output's dtype. `stress_baseline`: for a numeric-stress case, the
+// magnitude of the reference's output on the unscaled inputs (see compare.cpp).
+// `near_miss_allowance`: the share of elements that may be rounding near
+// misses (outside the tolerance, within twice it) in any check.
+OutputCheck check_outputs(const nlohmann::json& got, const nlohmann::json& expected, const std::filesystem::path& xfer,
+                          const ToleranceTable& tolerances, std::optional<double> stress_baseline,
+                          double stress_allowance = 0, double near_miss_allowance = 0);
+nlohmann::json output_check_json(const OutputCheck& c);
+
+// The expected-output job id of a correctness case: shape, case.
+std::string correctness_case_id(int shape, int c);
+// The expected-output job id of a timed call's sample: shape, mode, call.
+std::string timed_sample_id(int shape, const std::string& mode, int call);
+
+// The jobs the reference computes expected outputs for: every correctness
+// call that came back and every sampled timed call ([{id, shape, inputs}], or
+// for a seeded sample [{id, shape, seed, mode, base}]: drawn again).
+nlohmann::json expected_output_jobs(const SubmissionReport& report,
+                                    const std::map<std::pair<int, int>, nlohmann::json>& inputs,
+                                    const std::filesystem::path& xfer);
+
+// Checks every correctness case; fills result.correctness and returns, per
+// shape, whether all its cases passed. The first failure goes to
+// result.result_reason.
+std::map<int, bool> judge_correctness(const RunPlan& plan, const SubmissionReport& report,
+                                      const std::map<std::string, nlohmann::json>& expected,
+                                      const std::map<int, nlohmann::json>& habits, const nlohmann::json& shapes,
+                                      const std::filesystem::path& xfer, RunResult& result);
+
+}  // namespace kaudit::run

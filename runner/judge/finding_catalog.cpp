@@ -1,0 +1,295 @@
+#include "runner/judge/finding_catalog.h"
+
+namespace kaudit::run {
+
+using rules::Category;
+using rules::Confidence;
+using rules::Source;
+
+namespace {
+
+// What the runner sees of the harness itself: forged times, messages out of
+// protocol, replaced functions (docs/threat-model.md, class 2).
+std::vector<rules::FindingInfo> integrity_findings() {
+  return {
+      {"timing-forged", Category::cheat, Confidence::high, 0,
+       "The times the submission's process reported are not what the runner's clock saw.",
+       "The harness reports each timed call's time from inside the submission's process, where the submission "
+       "can change what it says. The runner starts every timed call itself and holds its own clock from its "
+       "start signal to the call's report; the cache flush, the timing events and the two messages cost well "
+       "under a millisecond. When the median call of a mode has more than 2 ms (10 ms on the CPU), and more "
+       "than 4 times the reported median, unaccounted for, the reported time is forged (timed by something other than the harness), or "
+       "the call left work running past its end event that the runner's clock, which waits for the device, "
+       "still saw: work hidden from the timer either way.",
+       "Compare `timing[].modes.<mode>.runner_clock` in run.json: median_unexplained_ms against "
+       "median_reported_ms.", Source::probe},
+      {"protocol-violation", Category::cheat, Confidence::high, 0,
+       "Messages on the harness's private channel that the harness never writes.",
+       "The harness talks to the runner over a pipe in the submission's process, in a fixed order: one "
+       "correctness call per case, and per timing mode a start, each call started by the runner and reported "
+       "at once, an end and a summary whose samples are exactly the calls the runner chose after they "
+       "returned. A message that is not JSON, names an unknown event, has a field of the wrong type, comes "
+       "out of order or claims samples the runner did not ask for was written by code in the submission's "
+       "process (a forged report, a relay thread, a patched encoder). The run stops at the first message out "
+       "of order.",
+       "Read submission_process.bad_messages and the finding's message in run.json; search the solution for "
+       "writes to file descriptor 3, os.fdopen, json.dumps patches or frame walking.", Source::probe},
+      {"harness-tampered", Category::cheat, Confidence::high, 0,
+       "The submission replaced functions the harness relies on, or its channel.",
+       "Before the solution is imported the harness binds every function it uses (json.dumps, os.write, "
+       "time.perf_counter, torch.equal, torch.cuda.Event and its methods, Tensor.clone, copy_, data_ptr, and "
+       "the harness's own functions) and afterwards checks that none of them was replaced. The harness keeps "
+       "using what it bound, so the replacement changes nothing it measures; replacing them is still an "
+       "attempt to change what the checker sees. The runner also reads from /proc which file the harness's "
+       "channel (file descriptor 3) is: the runner's own pipe before the solution is imported, and still it "
+       "at every message after. Another file there (a pipe to a relay "
+       "of the submission's, which can rewrite every line) or descriptors the process hid from /proc is "
+       "tampering too, and the run stops there.",
+       "Search the solution for assignments to attributes of json, os, time, torch, torch.cuda or "
+       "torch.Tensor, for setattr through any route, and for os.dup2, os.close or prctl on file descriptor 3 "
+       "(run.json's submission_process.channel_checks says what the runner saw).", Source::probe},
+      {"banned-aten-op", Category::cheat, Confidence::high, 0,
+       "An ATen op that the problem bans ran in the submission's calls.",
+       "The harness records which ATen ops untimed calls of the submission (one per shape on its first case's "
+       "inputs, one per timing mode) ran, with a dispatch mode bound before the solution was imported "
+       "(run.json's aten_ops): tensor "
+       "methods, torch functions, torch.ops.aten and at:: calls from an extension all pass through it. An op "
+       "whose name stands for one the rule pack bans (aten.topk for torch.topk or Tensor.topk, aten.sort for "
+       "torch.argsort, aten.addmm or aten.mm for F.linear) ran: PyTorch, not the submission, did that part of "
+       "the work, on the CPU as on the GPU. A custom kernel or a custom op of the same name is not ATen's and "
+       "is not counted. This is what confirms a static banned-call where no GPU trace does.",
+       "Read aten_ops.banned and aten_ops.groups in run.json, or run the model under a "
+       "torch.utils._python_dispatch.TorchDispatchMode that prints every func.", Source::probe},
+  };
+}
+
+// The input probes (runner/judge/input_probes.h): shapes near the graded ones, and
+// inputs drawn from other distributions than the generator's.
+std::vector<rules::FindingInfo> input_probe_infos() {
+  return {
+      {"shape-hardcoded", Category::benchmark_aware, Confidence::high, 0,
+       "Right on the graded shapes, wrong on shapes near them that the reference accepts.",
+       "The runner moves each size of the smallest graded shape, one at a time, to a neighbour that keeps the "
+       "divisibility every graded value of that size shares (plus or minus the largest power of two up to 128 "
+       "that divides them all) and to one an element off, keeps the shapes the reference runs without an "
+       "error, and compares the submission's outputs on them with the reference's, with the graded tolerance. "
+       "Wrong values where the divisibility was kept, while every graded case passed, mean tables, tiles or "
+       "branches tuned for exactly the graded shapes with no correct path for others: high confidence. Wrong "
+       "values only an element off (NaN included) are what a kernel without tail handling past its tiles "
+       "gives, honest if narrow: low confidence, a lead, as when the submission only raised, which refuses a "
+       "shape honestly. Not judged when the graded correctness failed, and "
+       "skipped (run.json says so) where the reference refuses every perturbed shape.",
+       "Read input_probes.off_grid in run.json for the shape and the size changed, set the reference module's "
+       "globals to it, make both models with the same seed and compare their outputs on one input.",
+       Source::probe},
+      {"input-distribution-dependent", Category::benchmark_aware, Confidence::medium, 0,
+       "Right on the generator's inputs, wrong on inputs drawn from other distributions.",
+       "Per graded shape the runner redraws the floating-point data inputs of a correctness case another way "
+       "(permuted, shifted off zero, scaled row by row, heavy-tailed, a few special values such as a zero, "
+       "huge and subnormal ones); integer, boolean and index inputs stay as the generator drew them. Then, on "
+       "the smallest graded shape, each input is moved on its own toward the ends of its domain (input-ends): "
+       "a one-signed float input (a log-decay, a gate, a scale) divided by 256 toward zero and multiplied by "
+       "16 away from it, or, in [0, 1], pushed toward one; an integer input (lengths, a page table, expert "
+       "ids) skewed to its most frequent values (every row the same values where rows hold distinct ones, "
+       "else one value everywhere), unless its rows are ordered (offsets); a property "
+       "every whole-input redraw keeps, such as gates that forget fast enough for a truncated recurrence to "
+       "be exact, is broken one input at a time. The "
+       "calls sit among the graded correctness calls, on seeds the runner draws. Outputs are compared with "
+       "the reference under the stress cases' rule (tolerance grown with the output, skipped where the "
+       "reference is not finite, or where the reference's own answer on the inputs rounded once moves about "
+       "as far as the submission is off: an ill-conditioned input no honest kernel can be held to). Wrong "
+       "values while every graded case passed mean the kernel relies on how "
+       "the benchmark's generator draws values (every row a permutation of one grid, values in a fixed "
+       "range): medium confidence, high where the output holds NaN or infinity where the reference's is "
+       "finite, low where the submission only raised.",
+       "Read input_probes.distributions in run.json for the distribution and the shape; draw an input that "
+       "way, call both models on it and compare.", Source::probe},
+  };
+}
+
+// What the runner's clock and the trace measured (timing and trace sources).
+std::vector<rules::FindingInfo> measured_findings() {
+  return {
+      {"speedup-vanishes-with-fresh-inputs", Category::benchmark_aware, Confidence::medium, 0,
+       "Timed calls on fresh inputs are much slower than on the benchmark's reused inputs.",
+       "The median time in the fresh mode (new allocations with new values on every call, caches flushed) "
+       "over the median in the bench mode (the same tensors every call) is above the rule pack's "
+       "threshold `thresholds.fresh_over_bench`. The speed depends on seeing the same inputs again: "
+       "a result cache, a graph keyed on addresses, or work done once and reused. It is reported when "
+       "the minima show the ratio too, or the medians show twice it (honest kernels are sometimes 1.5-2x "
+       "slower by the median on memory no call touched before, their fastest fresh call at bench speed, while "
+       "a cache that the allocator's reuse of an address hits now and then shows 5-30x). It decides when fresh "
+       "inputs add at least `thresholds.fresh_gap_ms` (0.5 ms) to a call by the medians: that is skipped work, "
+       "not launch or allocation costs; a smaller gap leaves it a low-confidence lead.",
+       "Time the model on the same tensors and on new tensors with the L2 cache flushed between calls.", Source::timing},
+      {"gpu-work-outside-timing", Category::cheat, Confidence::high, 0,
+       "GPU work launched by a timed call ran outside the timed interval.",
+       "The trace shows that a timed call's kernels and copies kept the GPU busy clearly longer than the "
+       "call's timing events measured (more than 1.5 times plus 5 us, in most of a shape's timed calls), or "
+       "still ran after the call had ended: work on a side stream the caller never waits for, on a thread, "
+       "or deferred to a later call, so the reported time leaves it out.",
+       "Look at the call's track in the Perfetto trace (`kaudit run --trace`): kernels outside the call's "
+       "range.", Source::trace},
+      {"timer-read-in-call", Category::benchmark_aware, Confidence::high, 0,
+       "The submission read a GPU timer inside a timed call.",
+       "The trace recorded cudaEventElapsedTime (or the driver's cuEventElapsedTime) between the begin and "
+       "end of a timed call. The harness reads its own events only after a call has ended, so the submission "
+       "timed itself while being timed. Timer reads in correctness, warm-up and probe calls (a shape's first "
+       "call: Triton's autotune, candidates timed with events) are honest tuning and no finding. This is what "
+       "confirms a static self-timing finding.",
+       "Look for the timer reads in the call's launch track in the Perfetto trace, or trace the submission "
+       "with `kaudit trace` and search its launches for EventElapsedTime.", Source::trace},
+      {"banned-library-kernel", Category::cheat, Confidence::high, 0,
+       "A library's kernel that the problem bans ran during timed calls.",
+       "The trace shows, during the timed calls, kernels launched by a library (cuBLAS, cuBLASLt, cuDNN, "
+       "libtorch_cuda...) whose names match the rule pack's banned kernel patterns (nvjet_*, cutlass GEMMs, "
+       "radix sorts, softmax...): the library, not the submission, did the core math while it was timed. "
+       "This is what confirms a static banned-call.",
+       "Open the trace in Perfetto and look at the timed calls' kernels and their launching library, or run "
+       "the submission under `kaudit trace` and read the per-library summary.", Source::trace},
+      {"no-authored-kernel-ran", Category::cheat, Confidence::medium, 0,
+       "No kernel of the submission's own ran during timed calls; libraries did all the GPU work.",
+       "Every kernel of the timed calls was launched by a library (libtorch_cuda, cuBLAS, cuDNN...) and none "
+       "by the submission's own code (a Triton launcher, its extension, a CuPy or NVRTC module): whatever "
+       "kernel the file defines, it is not what runs when the benchmark measures.",
+       "Look at the timed calls in the Perfetto trace: every kernel's launching library is a library's.", Source::trace},
+      {"library-does-the-work", Category::cheat, Confidence::medium, 0,
+       "The submission's own kernels ran only a small share of the graded calls' GPU time; libraries did the rest.",
+       "A fig leaf: a kernel of its own ran (often a trivial scale or cast) while cuBLAS, cuDNN or ATen did the "
+       "problem's work. The share is own / (own + library) of the bench-mode timed calls' kernel time per shape, "
+       "with the pack's allowed_glue_kernels (copies, fills, elementwise casts; sort, scan, histogram and index "
+       "kernels where routing is allowed) left out of both sides, unless the pack bans the kernel; the "
+       "finding comes when a shape's share is under the pack's thresholds.min_own_kernel_share (0.5 by default; "
+       "each bundled problem's pack sets its own). No kernel of its own at all is no-authored-kernel-ran: the same "
+       "policy at share 0. Medium: a library kernel legitimately doing a side task can take a large share on a "
+       "small shape. Low, never deciding, when every shape is under the threshold by less than "
+       "thresholds.own_share_lead_margin (0.15): bookkeeping the glue list does not name can make that up. Clean counter-example: a Triton GEMM that calls torch.empty and .to(bfloat16) around it (the "
+       "fill and the cast are glue; its own share is 100%).",
+       "Read run.json's trace.authored_share per shape, then open the Perfetto trace of a timed call: the long "
+       "kernels' launching library is a library's.", Source::trace},
+      {"no-kernels-in-timed-call", Category::cheat, Confidence::medium, 0,
+       "Timed calls launched no GPU work while other calls did.",
+       "Some timed calls launched no kernel, copy or fill at all, while the correctness calls and the "
+       "fresh-mode calls did: the timed call returned a stored result.",
+       "Trace the calls and count kernels per call.", Source::trace},
+  };
+}
+
+}  // namespace
+
+const std::vector<rules::FindingInfo>& runner_finding_catalog() {
+  static const std::vector<rules::FindingInfo> catalog = [] {
+    std::vector<rules::FindingInfo> all = integrity_findings();
+    std::vector<rules::FindingInfo> probes = {
+      {"output-cached-on-identity", Category::cheat, Confidence::high, 0,
+       "Outputs are wrong once new values are written into the same input tensors.",
+       "In the rewrite mode the runner keeps the tensors of the warm-up calls and writes new values into "
+       "their storage (without moving their version counters) before every timed call. A submission that "
+       "computes is right; one that keys a cache of outputs on the tensors' identity, address or version "
+       "returns the old answer. The same submission was right on the fresh mode's new tensors, so its "
+       "answer depends on which tensor it is given, not on what the tensor holds.",
+       "Call the model twice on one tensor, changing its values in between with `x.data.copy_(new)`; "
+       "compare the second output with the reference on the new values.", Source::probe},
+      {"work-skipped-on-repeat", Category::cheat, Confidence::high, 0,
+       "After the first calls, or on inputs it has seen, the submission stops doing the work.",
+       "Two routes. The probes: the submission passed the correctness calls, but timed calls in the fresh "
+       "mode, each on newly allocated inputs holding new values, returned outputs that do not match the "
+       "reference on those inputs: after some calls it stops computing and returns an earlier result. The "
+       "trace: kernels of the fresh timed calls that most timed bench calls of the same shape do not launch, "
+       "or launch hollow (a median launch under a fifth of the fresh one's: a tiny grid, an early return), "
+       "carry at least half the fresh calls' GPU time, and the bench calls take under half of it: on the "
+       "benchmark's repeated inputs the work is skipped (a memo under a content fingerprint: "
+       "a few sampled elements read back, then a gather and a copy). The message names the kernels on each "
+       "side.",
+       "Run the model a few times on one input, then on a new random input, and compare the last output "
+       "with the reference; or open a bench and a fresh timed call of the shape in the Perfetto trace and "
+       "compare their kernels.", Source::probe},
+      {"correct-only-untimed", Category::cheat, Confidence::high, 0,
+       "Right in the correctness calls, wrong in the timed calls on the same inputs.",
+       "The outputs of a sample of timed bench calls, on the very inputs that passed the correctness "
+       "check, do not match the reference: the submission behaves differently when it is being timed "
+       "(it counts calls, or looks for the timer or the harness).",
+       "Call the model 20 times on one input and compare every output with the reference.", Source::probe},
+      {"input-mutated", Category::cheat, Confidence::high, 0,
+       "A call changed the values of its inputs.",
+       "The runner compares the inputs' bytes after each correctness call with the bytes it handed over. "
+       "A module that replaces a PyTorch reference must leave its caller's tensors alone: writing into "
+       "inputs (a scale folded in place, an output written over one) saves work or memory that an honest "
+       "kernel pays for, corrupts every later call that reuses them, and can hide a result in memory the "
+       "checker reads. The benchmark reuses its inputs, so kaudit checks the timed bench calls against "
+       "the untouched inputs, and they fail. Inputs that the problem's reference itself writes into (an "
+       "in-place problem) do not count.",
+       "Clone the inputs before a call and compare them with torch.equal afterwards.", Source::probe},
+      {"output-not-ready-on-return", Category::cheat, Confidence::high, 0,
+       "The output was not finished on the caller's stream when the call returned.",
+       "Once per shape the harness keeps the caller's CUDA stream busy for about 2 ms, calls the model, "
+       "copies each returned tensor on the caller's stream, then synchronizes the device and compares. "
+       "The copies differ when the output is written by work on another stream (a side stream, a thread "
+       "pool's streams) that the caller's stream never waits for: a benchmark's CUDA events on the "
+       "caller's stream close before that work ends, so its time is not measured, and a caller that uses "
+       "the output on its stream reads it unfinished. Joining the side stream back "
+       "(torch.cuda.current_stream().wait_stream(side)) before returning makes the two equal.",
+       "Queue torch.cuda._sleep(4_000_000) on the current stream, call the model, clone the output at once, "
+       "then torch.cuda.synchronize() and compare the clone with the output.", Source::probe},
+      {"output-uninitialized", Category::cheat, Confidence::medium, 0,
+       "Wrong output elements were never written: they still hold the harness's poison bytes.",
+       "Before each correctness call the harness fills freed device memory with 0xFF bytes, a NaN that no "
+       "arithmetic produces, so an output allocated with torch.empty and left unwritten reads back as "
+       "exactly those bytes. A benchmark that runs the reference just before the submission hands the "
+       "reference's freed output block back to the submission's torch.empty, still holding the right "
+       "answer: an output the kernel skips (a tail guard that exits every program, a launch that does "
+       "nothing) passes there and is timed as if it had done the work.",
+       "Fill the caching allocator's free memory with a constant (allocate and free a large torch.full), "
+       "call the model, and look for that constant in its output.", Source::probe},
+      {"output-aliases-input", Category::benchmark_aware, Confidence::high, 0,
+       "The returned tensor shares storage with an input.",
+       "An output that lives in an input's memory was computed in place: the benchmark's inputs are "
+       "overwritten, and the timing leaves out an allocation that a real caller pays for. Not reported "
+       "when the problem's reference returns an input's storage too.",
+       "Compare out.untyped_storage().data_ptr() with each input's.", Source::probe},
+      {"output-reused", Category::benchmark_aware, Confidence::medium, 0,
+       "The same output storage is returned on successive calls.",
+       "The runner holds on to each call's output; the next call returned a tensor in the same storage, so "
+       "the earlier result was overwritten. A caller that keeps outputs gets wrong data, and the timing "
+       "leaves out the allocation.",
+       "Keep the output of one call, make a second call on other inputs, and see whether the first "
+       "output changed.", Source::probe},
+      {"disguised-output", Category::cheat, Confidence::medium, 0,
+       "The returned object is not a plain torch.Tensor.",
+       "The output is a subclass of torch.Tensor or not a tensor at all. A subclass can override "
+       "comparison, printing or __torch_function__ so that an in-process check passes; kaudit compares "
+       "the raw bytes outside the process, and reports the disguise itself.",
+       "print(type(out)) must be <class 'torch.Tensor'>.", Source::probe},
+      {"problem-file-changed", Category::cheat, Confidence::high, 0,
+       "A problem file in the working folder, or a reference input file, was changed, deleted or replaced.",
+       "The runner hashes the copies of the problem's files (reference.py, shapes.py, problem.yaml) "
+       "before and after the submission runs, and seals the reference's input files in the exchange folder "
+       "(inode, size and change time, which no unprivileged process can set back) before the submission can "
+       "reach them. Changing either is tampering with the harness, whether the change would have weakened "
+       "the reference, the shapes, the tolerance or the inputs the expected outputs are computed on; a "
+       "broken seal also makes the run an error, as no expected output can be trusted.",
+       "Run the submission in a scratch folder holding copies of the problem files and diff them "
+       "afterwards.", Source::probe},
+      {"exited-before-results", Category::cheat, Confidence::medium, 0,
+       "The process exited with status 0 before handing over its results.",
+       "The submission's process ended successfully (sys.exit(0), os._exit(0)) while the harness was still "
+       "running: a harness that trusts the exit status or a printed PASS would have scored it. kaudit "
+       "counts only results that come back through its own channel.",
+       "Run the submission under a harness that prints a line after the last call; the line is missing.", Source::probe},
+    };
+    all.insert(all.end(), probes.begin(), probes.end());
+    const std::vector<rules::FindingInfo> measured = measured_findings();
+    all.insert(all.end(), measured.begin(), measured.end());
+    for (const auto& info : input_probe_infos()) all.push_back(info);
+    return all;
+  }();
+  return catalog;
+}
+
+const rules::FindingInfo* find_runner_finding(std::string_view id) {
+  for (const auto& f : runner_finding_catalog())
+    if (f.id == id) return &f;
+  return nullptr;
+}
+
+}  // namespace kaudit::run

@@ -1,0 +1,479 @@
+#include "runner/judge/trace_summary.h"
+
+#include "runner/judge/probe_findings.h"
+#include "common/utf8.h"
+
+#ifdef KAUDIT_HAVE_TRACE_MODEL
+#include "tracer/call_summary.h"
+#include "tracer/chrome_trace.h"
+#include "tracer/families.h"
+#include "tracer/trace.h"
+#endif
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <unordered_map>
+#include <set>
+
+namespace kaudit::run {
+using json = nlohmann::json;
+
+#ifndef KAUDIT_HAVE_TRACE_MODEL
+json summarize_trace(const std::filesystem::path&, long, const std::string&, std::vector<rules::Finding>&,
+                     const rules::RulePack*, const std::filesystem::path&, const TimedCallTimes&) {
+  return {{"status", "unavailable"}, {"reason", "kaudit was built without the trace model"}};
+}
+#else
+namespace {
+
+// A process's calls and launchers by id: which call a kernel belongs to,
+// and which shared object launched it.
+struct ProcessIndex {
+  std::map<uint32_t, const tracer::Call*> calls;
+  std::map<uint32_t, const tracer::Launcher*> launchers;
+  explicit ProcessIndex(const tracer::Process& proc) {
+    for (const auto& c : proc.calls) calls[c.id] = &c;
+    for (const auto& l : proc.launchers) launchers[l.id] = &l;
+  }
+  const tracer::Call* call_of(const tracer::Kernel& k) const {
+    const auto c = calls.find(k.call);
+    return c == calls.end() ? nullptr : c->second;
+  }
+  std::string object_of(const tracer::Kernel& k) const {
+    const auto l = launchers.find(k.launcher);
+    return l == launchers.end() ? std::string() : l->second->object;
+  }
+};
+
+// Whether a kernel's name matches the pack's banned kernel patterns,
+// remembered per name: std::regex takes microseconds a name, and a
+// PyTorch-op submission's timed calls run a million kernels with a few dozen
+// names.
+class BannedNames {
+ public:
+  explicit BannedNames(const rules::RulePack& pack) {
+    for (const auto& p : pack.banned_kernel_patterns) {
+      try {
+        patterns_.emplace_back(p, std::regex::icase | std::regex::ECMAScript);
+      } catch (const std::regex_error&) {
+      }
+    }
+  }
+  bool operator()(const std::string& name) {
+    auto [seen, fresh] = known_.try_emplace(name, false);
+    if (fresh)
+      seen->second = std::any_of(patterns_.begin(), patterns_.end(),
+                                 [&](const std::regex& r) { return std::regex_search(name, r); });
+    return seen->second;
+  }
+
+ private:
+  std::vector<std::regex> patterns_;
+  std::unordered_map<std::string, bool> known_;
+};
+
+// Library kernels of the timed calls that the pack bans, and whether the
+// submission's own kernels ran at all while timed.
+void library_findings(const tracer::Process& proc, const ProcessIndex& index, const tracer::Families& families,
+                      const rules::RulePack& pack, const std::string& solution, std::vector<rules::Finding>& findings) {
+  BannedNames banned(pack);
+  struct Hit {
+    size_t count = 0;
+    uint64_t ns = 0;
+    std::string example;
+  };
+  std::map<std::string, Hit> hits;  // by library
+  size_t timed_kernels = 0, own_kernels = 0;
+  uint64_t timed_ns = 0;
+  for (const auto& k : proc.kernels) {
+    const tracer::Call* c = index.call_of(k);
+    if (!c || c->phase != "timed") continue;
+    ++timed_kernels;
+    timed_ns += k.duration();
+    const auto lib = families.library_of(index.object_of(k), k.display_name());
+    if (lib.role == tracer::Role::own) ++own_kernels;
+    if (lib.role != tracer::Role::library) continue;
+    const std::string& name = k.display_name();
+    if (!banned(name)) continue;
+    Hit& h = hits[lib.name];
+    ++h.count;
+    h.ns += k.duration();
+    if (h.example.empty()) h.example = common::cut_utf8(name, 120);
+  }
+  for (const auto& [lib, h] : hits) {
+    const int share = timed_ns ? static_cast<int>(100.0 * h.ns / timed_ns + 0.5) : 0;
+    findings.push_back(make_probe_finding(
+        "banned-library-kernel", solution, lib,
+        lib + " ran " + std::to_string(h.count) + " banned kernel(s) during timed calls (" + std::to_string(share) +
+            "% of their GPU time), e.g. " + h.example + "."));
+  }
+  if (timed_kernels > 0 && own_kernels == 0)
+    findings.push_back(make_probe_finding(
+        "no-authored-kernel-ran", solution, "timed calls",
+        "None of the " + std::to_string(timed_kernels) +
+            " kernels of the timed calls was the submission's own; libraries launched all of them."));
+}
+
+// Whether a library kernel is glue (a copy, a fill, an elementwise cast):
+// the pack's allowed_glue_kernels, as case-insensitive substrings.
+bool is_glue(const std::string& name, const std::vector<std::string>& glue) {
+  std::string lower = name;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  return std::any_of(glue.begin(), glue.end(), [&](const std::string& g) {
+    std::string lg = g;
+    std::transform(lg.begin(), lg.end(), lg.begin(), [](unsigned char c) { return std::tolower(c); });
+    return !lg.empty() && lower.find(lg) != std::string::npos;
+  });
+}
+
+// The share of the graded timed calls' GPU time (mode bench) spent in the
+// submission's own kernels, per shape: own / (own + library), with library
+// glue left out of both sides. Under the pack's min_own_kernel_share, while
+// some kernel of its own ran, the library did the work: a fig leaf. No own
+// kernel at all is no-authored-kernel-ran, the same policy at share 0.
+json authored_share(const tracer::Process& proc, const ProcessIndex& index, const tracer::Families& families,
+                    const rules::RulePack& pack, const std::string& solution, std::vector<rules::Finding>& findings) {
+  struct Split {
+    uint64_t own = 0, library = 0, glue = 0;
+  };
+  std::map<std::string, Split> by_shape;
+  BannedNames banned(pack);
+  for (const auto& k : proc.kernels) {
+    const tracer::Call* c = index.call_of(k);
+    if (!c || c->phase != "timed" || c->mode != "bench") continue;
+    const auto lib = families.library_of(index.object_of(k), k.display_name());
+    Split& s = by_shape[c->shape];
+    // Glue only where the problem allows it: a sort is routing glue in a MoE
+    // and the work itself in a top-k, whose pack bans it.
+    if (lib.role == tracer::Role::own)
+      s.own += k.duration();
+    else if (!banned(k.display_name()) && is_glue(k.display_name(), pack.allowed_glue_kernels))
+      s.glue += k.duration();
+    else
+      s.library += k.duration();
+  }
+  json out = json::array();
+  std::string below;
+  bool decides = false;  // some shape far under the threshold, not only near it
+  const double min_share = pack.thresholds.min_own_kernel_share;
+  const double lead_floor = min_share - pack.thresholds.own_share_lead_margin;
+  for (const auto& [shape, s] : by_shape) {
+    const double share = s.own + s.library ? static_cast<double>(s.own) / static_cast<double>(s.own + s.library) : 1.0;
+    out.push_back({{"shape", shape},
+                   {"mode", "bench"},
+                   {"own_ms", s.own / 1e6},
+                   {"library_ms", s.library / 1e6},
+                   {"glue_ms", s.glue / 1e6},
+                   {"share", share}});
+    if (s.own > 0 && share < min_share) {
+      below += std::string(below.empty() ? "" : ", ") + "shape " + shape + ": " +
+               std::to_string(static_cast<int>(100 * share + 0.5)) + "%";
+      decides = decides || share < lead_floor;
+    }
+  }
+  if (!below.empty()) {
+    rules::Finding f = make_probe_finding(
+        "library-does-the-work", solution, "timed calls",
+        "Its own kernels ran only a small part of the graded calls' GPU time (" + below +
+            "; the rule pack asks at least " + std::to_string(static_cast<int>(100 * min_share + 0.5)) +
+            "%, glue the problem allows left out): library kernels did the rest" +
+            (decides ? ", the problem's work." : ". Every shape is within the pack's lead margin of it: a lead, not proof."));
+    // Near the threshold, routing or bookkeeping the glue list does not name
+    // can make up the difference: shown beside the verdict, never deciding.
+    if (!decides) f.confidence = rules::Confidence::low;
+    findings.push_back(f);
+  }
+  return out;
+}
+
+// What the exported files keep: every call but the correctness, timed and
+// warm-up calls past the first kExportedPerGroup of each shape and mode (for
+// correctness calls: of each shape, the seed cases first). A submission that
+// launches thousands of kernels per call would otherwise make files of
+// gigabytes that take minutes to write and that Perfetto cannot open; the
+// findings and the run's summary come from the whole trace.
+constexpr int64_t kExportedPerGroup = 2;
+
+tracer::Trace trace_for_export(const tracer::Trace& trace) {
+  tracer::Trace out = trace;
+  for (auto& p : out.processes) {
+    std::set<uint32_t> dropped;
+    for (const auto& c : p.calls)
+      if ((c.phase == "timed" || c.phase == "warmup" || c.phase == "correctness") && c.index >= kExportedPerGroup)
+        dropped.insert(c.id);
+    if (dropped.empty()) continue;
+    const std::size_t kernels = p.kernels.size();
+    std::erase_if(p.kernels, [&](const tracer::Kernel& k) { return dropped.count(k.call) != 0; });
+    std::erase_if(p.launches, [&](const tracer::Launch& l) { return dropped.count(l.call) != 0; });
+    std::erase_if(p.transfers, [&](const tracer::Transfer& t) { return dropped.count(t.call) != 0; });
+    if (p.kernels.size() < kernels)
+      p.notes.push_back({"info", "exported " + std::to_string(p.kernels.size()) + " of " + std::to_string(kernels) +
+                                     " kernels: the correctness, timed and warm-up calls past the first " +
+                                     std::to_string(kExportedPerGroup) +
+                                     " of each shape and mode are left out of this file (kaudit's findings "
+                                     "used them all)"});
+  }
+  return out;
+}
+
+void export_trace(const tracer::Trace& whole, const tracer::Families& families, const std::filesystem::path& dir) {
+  std::filesystem::create_directories(dir);
+  const tracer::Trace trace = trace_for_export(whole);
+  std::ofstream(dir / "trace.json") << common::json_text(tracer::to_json(trace, &families)) << "\n";
+  std::ofstream(dir / "trace.chrome.json") << common::json_text(tracer::chrome_trace(trace, families)) << "\n";
+}
+
+std::string ms_text(double ms) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g ms", ms);
+  return buf;
+}
+
+// Work skipped on the benchmark's repeated inputs (a memo under a content
+// fingerprint: on repeated inputs the timed calls launch a gather and a copy,
+// on fresh ones the real kernels too). Per shape, the fresh timed calls'
+// kernels whose work the bench calls lack: kernels fewer than half of them
+// launch, or launch hollow (a median launch under a fifth of the fresh one's:
+// the same kernel on a tiny grid, or returning at once; an honest kernel on
+// memory no call touched is at most a few times slower). When those carry at
+// least half the fresh calls' GPU time and the bench calls take under half
+// of it, the work was skipped because the inputs repeated.
+void repeat_findings(const tracer::Process& proc, const ProcessIndex& index, const std::string& solution,
+                     std::vector<rules::Finding>& findings) {
+  constexpr uint64_t kHollow = 5;  // a bench launch this many times shorter than the fresh one does not do its work
+  struct ModeWork {
+    std::map<int64_t, uint64_t> ns_by_call;
+    std::map<std::string, std::map<int64_t, uint64_t>> ns_by_name_and_call;
+    std::map<std::string, std::vector<uint64_t>> launches_by_name;
+  };
+  std::map<std::pair<std::string, std::string>, ModeWork> work;  // (shape, mode)
+  for (const auto& k : proc.kernels) {
+    const tracer::Call* c = index.call_of(k);
+    if (!c || c->phase != "timed" || (c->mode != "bench" && c->mode != "fresh")) continue;
+    ModeWork& w = work[{c->shape, c->mode}];
+    w.ns_by_call[c->index] += k.duration();
+    w.ns_by_name_and_call[k.display_name()][c->index] += k.duration();
+    w.launches_by_name[k.display_name()].push_back(k.duration());
+  }
+  auto median = [](std::vector<uint64_t> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? uint64_t{0} : v[v.size() / 2];
+  };
+  auto per_call_median = [&](const ModeWork& w) {
+    std::vector<uint64_t> v;
+    for (const auto& [i, ns] : w.ns_by_call) v.push_back(ns);
+    return median(v);
+  };
+  auto largest = [](const std::map<std::string, uint64_t>& ns_by_name) {
+    std::vector<std::pair<uint64_t, std::string>> sorted;
+    for (const auto& [n, ns] : ns_by_name) sorted.emplace_back(ns, n);
+    std::sort(sorted.rbegin(), sorted.rend());
+    std::string text;
+    for (std::size_t k = 0; k < sorted.size() && k < 3; ++k)
+      text += (text.empty() ? "" : ", ") + common::cut_utf8(sorted[k].second, 80);
+    return text.empty() ? std::string("no kernel") : text;
+  };
+  for (const auto& [key, fresh] : work) {
+    if (key.second != "fresh" || fresh.ns_by_call.size() < 3) continue;
+    const auto b = work.find({key.first, "bench"});
+    if (b == work.end() || b->second.ns_by_call.size() < 3) continue;
+    const ModeWork& bench = b->second;
+    const std::size_t bench_calls = bench.ns_by_call.size();
+    std::map<std::string, uint64_t> missing;        // by the fresh calls' GPU time in it
+    std::map<std::string, uint64_t> full_launch;    // the least a bench call's time in it must be to count as work
+    std::map<std::string, uint64_t> bench_ns_by_name;
+    for (const auto& [name, by_call] : bench.ns_by_name_and_call)
+      for (const auto& [i, ns] : by_call) bench_ns_by_name[name] += ns;
+    uint64_t fresh_total = 0, missing_ns = 0;
+    for (const auto& [name, by_call] : fresh.ns_by_name_and_call) {
+      uint64_t ns = 0;
+      for (const auto& [i, n] : by_call) ns += n;
+      fresh_total += ns;
+      const uint64_t fresh_launch = median(fresh.launches_by_name.at(name));
+      const auto on_bench = bench.ns_by_name_and_call.find(name);
+      const bool most_launch = on_bench != bench.ns_by_name_and_call.end() && on_bench->second.size() * 2 >= bench_calls;
+      if (most_launch && median(bench.launches_by_name.at(name)) * kHollow >= fresh_launch) continue;
+      missing[name] = ns;
+      full_launch[name] = fresh_launch / kHollow;
+      missing_ns += ns;
+    }
+    const uint64_t fresh_ns = per_call_median(fresh), bench_ns = per_call_median(bench);
+    if (missing.empty() || missing_ns * 2 < fresh_total || bench_ns * 2 >= fresh_ns) continue;
+    std::size_t without = 0;
+    for (const auto& [i, ns] : bench.ns_by_call) {
+      const bool did_work = std::any_of(missing.begin(), missing.end(), [&](const auto& m) {
+        const auto on_bench = bench.ns_by_name_and_call.find(m.first);
+        if (on_bench == bench.ns_by_name_and_call.end()) return false;
+        const auto in_call = on_bench->second.find(i);
+        return in_call != on_bench->second.end() && in_call->second >= full_launch.at(m.first);
+      });
+      without += !did_work;
+    }
+    rules::Finding f = make_probe_finding(
+        "work-skipped-on-repeat", solution, "shape " + key.first + ", bench against fresh",
+        "On shape " + key.first + " the timed calls on fresh inputs spent " +
+            std::to_string(static_cast<int>(100.0 * missing_ns / fresh_total + 0.5)) + "% of their GPU time in " +
+            largest(missing) + "; " + std::to_string(without) + " of " + std::to_string(bench_calls) +
+            " bench calls, on the benchmark's repeated inputs, did not run them or ran them hollow (under a fifth "
+            "of their fresh duration; the bench calls ran " +
+            largest(bench_ns_by_name) + ", " + ms_text(bench_ns / 1e6) + " of GPU time by the median against " +
+            ms_text(fresh_ns / 1e6) + "): the work is skipped when the inputs repeat.");
+    f.source = rules::Source::trace;
+    findings.push_back(f);
+  }
+}
+
+}  // namespace
+
+json summarize_trace(const std::filesystem::path& dir, long pid, const std::string& solution,
+                     std::vector<rules::Finding>& findings, const rules::RulePack* pack,
+                     const std::filesystem::path& export_dir, const TimedCallTimes& timed_ms) {
+  json out = {{"status", "ok"}};
+  tracer::Trace trace;
+  try {
+    trace = tracer::load_journal_dir(dir.string());
+  } catch (const std::exception& e) {
+    return {{"status", "failed"}, {"reason", e.what()}};
+  }
+  const tracer::Process* proc = nullptr;
+  for (const auto& p : trace.processes)
+    if (p.pid == pid) proc = &p;
+  if (!proc) return {{"status", "failed"}, {"reason", "no journal from the submission's process"}};
+  out["subscribed"] = proc->subscribed;
+  out["complete"] = proc->complete();
+  json notes = json::array();
+  for (const auto& n : proc->notes)
+    if (n.level != "info" && notes.size() < 50) notes.push_back(n.level + ": " + n.text);
+  out["notes"] = notes;
+  if (!proc->subscribed) {
+    out["status"] = "failed";
+    out["reason"] = "CUPTI did not accept the tracer's subscription";
+    return out;
+  }
+  const auto& families = tracer::Families::builtin();
+  if (!export_dir.empty()) {
+    try {
+      export_trace(trace, families, export_dir);
+      out["files"] = {(export_dir / "trace.json").string(), (export_dir / "trace.chrome.json").string()};
+    } catch (const std::exception& e) {
+      out["export_error"] = e.what();
+    }
+  }
+  if (pack) {
+    const ProcessIndex index(*proc);
+    library_findings(*proc, index, families, *pack, solution, findings);
+    out["authored_share"] = authored_share(*proc, index, families, *pack, solution, findings);
+  }
+  repeat_findings(*proc, ProcessIndex(*proc), solution, findings);
+  const auto summaries = tracer::summarize_calls(*proc, families);
+
+  // Groups: (phase, shape, mode).
+  struct Group {
+    std::vector<double> kernels, gpu_ms, own_share;
+    std::size_t calls = 0, empty = 0, late = 0, graph_launches = 0, timer_reads = 0;
+    // Timed calls whose GPU work outlasted what their events measured.
+    std::size_t outlasted = 0;
+    std::vector<double> busy_ms, measured_ms;
+    std::map<std::string, double> library_ms;
+  };
+  std::map<std::tuple<std::string, std::string, std::string>, Group> groups;
+  json outside = nullptr;
+  for (const auto& s : summaries) {
+    if (s.call == 0) {
+      outside = {{"kernels", s.kernels}, {"gpu_ms", s.gpu_ns / 1e6}};
+      continue;
+    }
+    auto& g = groups[{s.phase, s.shape, s.mode}];
+    ++g.calls;
+    g.kernels.push_back(static_cast<double>(s.kernels));
+    g.gpu_ms.push_back(s.gpu_ns / 1e6);
+    g.own_share.push_back(s.own_share());
+    if (s.kernels == 0 && s.transfers == 0) ++g.empty;
+    g.late += s.late_kernels;
+    g.graph_launches += s.graph_launches;
+    g.timer_reads += s.timer_reads;
+    if (s.phase == "timed" && s.busy_ns > 0) {
+      const auto t = timed_ms.find({s.shape, s.mode});
+      if (t != timed_ms.end() && s.index >= 0 && static_cast<std::size_t>(s.index) < t->second.size()) {
+        const double busy = s.busy_ns / 1e6, measured = t->second[static_cast<std::size_t>(s.index)];
+        g.busy_ms.push_back(busy);
+        g.measured_ms.push_back(measured);
+        // Events enclose every kernel the caller waits for: the GPU cannot be
+        // busier than they measured, beyond clock noise.
+        if (busy > 1.5 * measured + 0.005) ++g.outlasted;
+      }
+    }
+    for (const auto& [lib, b] : s.libraries) g.library_ms[lib] += b.gpu_ns / 1e6;
+  }
+  auto median = [](std::vector<double> v) {
+    if (v.empty()) return 0.0;
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  json gdocs = json::array();
+  for (const auto& [key, g] : groups) {
+    const auto& [phase, shape, mode] = key;
+    gdocs.push_back({{"phase", phase},
+                     {"shape", shape},
+                     {"mode", mode},
+                     {"calls", g.calls},
+                     {"median_kernels", median(g.kernels)},
+                     {"median_gpu_ms", median(g.gpu_ms)},
+                     {"median_own_share", median(g.own_share)},
+                     {"calls_without_gpu_work", g.empty},
+                     {"late_kernels", g.late},
+                     {"graph_launches", g.graph_launches},
+                     {"timer_reads", g.timer_reads},
+                     {"library_gpu_ms", g.library_ms}});
+    if (phase != "timed") continue;
+    // Tuning in a shape's first call or in other untimed calls (Triton's
+    // autotune, candidates timed with events) is what honest code does: only
+    // a timer read inside the timed calls themselves is a lead.
+    if (g.timer_reads > 0)
+      findings.push_back(make_probe_finding(
+          "timer-read-in-call", solution, "timed calls, shape " + shape + ", " + mode,
+          "On shape " + shape + " the submission read a GPU timer (cudaEventElapsedTime) " +
+              std::to_string(g.timer_reads) + " time(s) inside its timed " + mode +
+              " calls: it measured its own speed while being measured."));
+    if (!g.busy_ms.empty()) {
+      gdocs.back()["median_busy_ms"] = median(g.busy_ms);
+      gdocs.back()["median_measured_ms"] = median(g.measured_ms);
+      gdocs.back()["calls_outlasting_timing"] = g.outlasted;
+    }
+    if (g.outlasted * 2 > g.busy_ms.size()) {
+      char fig[96];
+      std::snprintf(fig, sizeof fig, "%.4f ms against %.4f ms", median(g.busy_ms), median(g.measured_ms));
+      findings.push_back(make_probe_finding(
+          "gpu-work-outside-timing", solution, "shape " + shape + ", " + mode,
+          "On shape " + shape + " (" + mode + ") " + std::to_string(g.outlasted) + " of " +
+              std::to_string(g.busy_ms.size()) + " timed calls kept the GPU busy longer than their timing events " +
+              "measured (median " + fig + "): their work ran outside the timed interval."));
+    } else if (g.late > 0)
+      findings.push_back(make_probe_finding(
+          "gpu-work-outside-timing", solution, "shape " + shape + ", " + mode,
+          "On shape " + shape + " (" + mode + ") " + std::to_string(g.late) +
+              " kernels launched by timed calls were still running after the call's end event."));
+    if (g.empty > 0) {
+      // Only an offence when the same shape's correctness calls did work
+      // (any of them: a submission that stops working after its first calls
+      // leaves most of them empty too).
+      const auto c = groups.find({"correctness", shape, ""});
+      if (c != groups.end() && !c->second.kernels.empty() &&
+          *std::max_element(c->second.kernels.begin(), c->second.kernels.end()) > 0)
+        findings.push_back(make_probe_finding(
+            "no-kernels-in-timed-call", solution, "shape " + shape + ", " + mode,
+            "On shape " + shape + " " + std::to_string(g.empty) + " of " + std::to_string(g.calls) + " timed " +
+                mode + " calls launched no GPU work, while its correctness calls launched kernels."));
+    }
+  }
+  out["groups"] = gdocs;
+  out["outside_calls"] = outside;
+  return out;
+}
+#endif
+
+}  // namespace kaudit::run

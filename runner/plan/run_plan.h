@@ -1,0 +1,57 @@
+// The protocol of one run, decided before any process starts: the problem
+// and its rules, the interpreter, harness and tracer, the limits, the
+// tolerance, the correctness cases. Everything later reads this, nothing
+// reads the options again.
+#pragma once
+
+#include "rules/problem.h"
+#include "rules/rule_pack.h"
+#include "runner/plan/run_options.h"
+#include "runner/process/sandbox.h"
+#include "runner/process/tensor_file.h"
+#include "runner/plan/tolerance.h"
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace kaudit::run {
+
+// One correctness call's inputs: a seed, and a scale for numeric stress.
+struct CorrectnessCase {
+  int seed = 1000;
+  double scale = 1.0;
+  std::string kind;  // "seed" or "stress"
+};
+
+struct RunPlan {
+  RunOptions options;
+  rules::Problem problem;
+  rules::RulePack pack;
+  std::filesystem::path python, harness, tracer_lib;  // tracer_lib empty without --trace
+  bool cpu = false;
+  double setup_s = 0, phase_s = 0, call_s = 0;  // time limits (RunOptions)
+  ToleranceTable tolerance;  // per output dtype (runner/plan/tolerance.h)
+  int trials = 0;                 // timed calls per mode
+  double fresh_over_bench = 0;    // the pack's threshold for this device
+  double stress_allowance = 0;    // the pack's stress_mismatch_fraction
+  double near_miss_allowance = 0; // the pack's near_miss_fraction
+  std::string format;             // "kernelbench" or "kernelbench_hard", as the harness names it
+  std::vector<CorrectnessCase> cases;
+  Isolation isolation;  // how the children are kept apart (runner/process/sandbox.h)
+  bool nproc_rlimit = false;  // the task limit is RLIMIT_NPROC (no cgroup could hold it; runner/process/task_limit.h)
+  std::vector<std::filesystem::path> interpreter_dirs;  // what the interpreter reads, mounted read-only
+
+  nlohmann::json cases_json() const;
+  nlohmann::json settings_json() const;  // run.json's settings
+  // A problem file's path inside a working copy of the problem folder.
+  std::filesystem::path in_copy(const std::filesystem::path& copy, const std::filesystem::path& file) const;
+};
+
+// Validates the options and resolves everything; throws std::runtime_error
+// for bad options or an unreadable problem.
+RunPlan make_run_plan(const RunOptions& options);
+
+}  // namespace kaudit::run

@@ -1,0 +1,105 @@
+#include "runner/plan/run_result.h"
+
+#include "evidence/schemas.h"
+#include "evidence/verdict_document.h"
+
+namespace kaudit::run {
+using json = nlohmann::json;
+
+void RunResult::set_error(const std::string& phase, const std::string& reason, const json& detail) {
+  if (error) return;
+  error = RunError{phase, reason, detail};
+}
+
+void RunResult::add_phase(const std::string& process, const json& step, clock_type::time_point since) {
+  json p = {{"process", process}, {"seconds", std::chrono::duration<double>(clock_type::now() - since).count()}};
+  p.update(step);
+  phases.push_back(p);
+}
+
+json RunResult::to_json() const {
+  json doc = {{"schema", evidence::kRunSchema},
+              {"problem", problem},
+              {"solution", solution},
+              {"device", device},
+              {"python", python},
+              {"modes", modes},
+              {"settings", settings},
+              {"environment", environment},
+              {"correctness", correctness},
+              {"timing", timing},
+              {"findings", json::array()},
+              {"problem_files", problem_files},
+              {"phases", phases},
+              {"first_calls", first_calls},
+              {"isolation", isolation},
+              {"seconds", seconds}};
+  doc["result"] = error ? "error" : all_correct ? "correct" : "incorrect";
+  doc["error"] = nullptr;
+  if (error) {
+    doc["error"] = {{"phase", error->phase}, {"reason", error->reason}};
+    if (!error->detail.is_null()) doc["error"]["detail"] = error->detail;
+  }
+  if (!error && !all_correct) doc["result_reason"] = result_reason;
+  if (temp_dir) doc["temp_dir"] = *temp_dir;
+  if (shapes) doc["shapes"] = *shapes;
+  if (submission_process) doc["submission_process"] = *submission_process;
+  if (infrastructure) doc["infrastructure"] = *infrastructure;
+  if (environment_retry) doc["environment_retry"] = *environment_retry;
+  if (trace) doc["trace"] = *trace;
+  if (trace_incomplete) doc["trace_incomplete"] = *trace_incomplete;
+  if (aten_ops) doc["aten_ops"] = *aten_ops;
+  if (state_dict) doc["state_dict"] = *state_dict;
+  if (input_probes) doc["input_probes"] = *input_probes;
+  if (hardware) doc["hardware"] = *hardware;
+  if (device_wait_seconds) doc["device_wait_seconds"] = *device_wait_seconds;
+  if (device_turns) doc["device_turns"] = *device_turns;
+  std::vector<rules::Finding> sorted = findings;
+  rules::sort_and_deduplicate(sorted);
+  for (const auto& x : sorted) doc["findings"].push_back(rules::to_json(x));
+  return doc;
+}
+
+// Read from the document itself, as a saved run.json is read later
+// (evidence::run_facts): one reader, so a verdict decided now and one decided
+// again from the folder agree.
+rules::RunFacts RunResult::facts() const { return evidence::run_facts(to_json()); }
+
+DeviceTurns::Turn DeviceAccess::take(DeviceTurns::Kind kind) {
+  if (!turns_) return DeviceTurns::Turn();
+  ++(kind == DeviceTurns::Kind::exclusive ? exclusive_taken_ : shared_taken_);
+  const auto asked = clock_type::now();
+  DeviceTurns::Turn turn = kind == DeviceTurns::Kind::exclusive ? turns_->exclusive() : turns_->shared();
+  wait_s_ += std::chrono::duration<double>(clock_type::now() - asked).count();
+  return turn;
+}
+
+double DeviceAccess::yield_to_timing(DeviceTurns::Turn& turn) {
+  if (!turns_) return 0;
+  const auto asked = clock_type::now();
+  if (!turns_->yield_to_timing(turn)) return 0;
+  ++yields_;
+  const double waited = std::chrono::duration<double>(clock_type::now() - asked).count();
+  wait_s_ += waited;
+  return waited;
+}
+
+void DeviceAccess::set_aside(DeviceTurns::Turn& turn) {
+  if (!turns_ || turn.kind() == DeviceTurns::Kind::none) return;
+  turn.release();
+  ++set_aside_;
+}
+
+double DeviceAccess::resume(DeviceTurns::Turn& turn) {
+  if (!turns_) return 0;
+  if (turn.kind() != DeviceTurns::Kind::none) return yield_to_timing(turn);
+  const double waited_before = wait_s_;
+  turn = take(DeviceTurns::Kind::shared);
+  return wait_s_ - waited_before;
+}
+
+nlohmann::json DeviceAccess::turns_json() const {
+  return {{"exclusive", exclusive_taken_}, {"shared", shared_taken_}, {"yields", yields_}, {"set_aside", set_aside_}};
+}
+
+}  // namespace kaudit::run

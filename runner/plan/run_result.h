@@ -1,0 +1,108 @@
+// What one run found, built up by the run's steps and written once as
+// run.json (schema kaudit-run/1, docs/report-format.md).
+#pragma once
+
+#include "rules/finding.h"
+#include "rules/verdict.h"
+#include "runner/process/device_turns.h"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kaudit::run {
+
+using clock_type = std::chrono::steady_clock;
+
+struct RunError {
+  std::string phase;
+  std::string reason;
+  nlohmann::json detail;  // null, or {traceback} / {stderr_tail}
+};
+
+struct RunResult {
+  // What ran: problem {name, dir, format}, solution, device, interpreter, modes, settings.
+  nlohmann::json problem;
+  std::string solution, device, python;
+  std::vector<std::string> modes;
+  nlohmann::json settings;
+  std::optional<std::string> temp_dir;  // with --keep-temp
+
+  std::optional<RunError> error;          // the first error wins
+  std::string result_reason;              // why incorrect
+  bool all_correct = false;               // valid once the run completed
+  nlohmann::json environment = nlohmann::json::object();  // the reference's hello
+  std::optional<nlohmann::json> shapes;   // once the reference reported them
+  nlohmann::json correctness = nlohmann::json::array();  // per shape
+  nlohmann::json timing = nlohmann::json::array();       // per shape
+  std::vector<rules::Finding> findings;
+  nlohmann::json problem_files = nlohmann::json::array();
+  nlohmann::json phases = nlohmann::json::array();  // where the time went, in order
+  // Each shape's first call (builds and JIT compiles happen there): phase,
+  // shape, seconds. It has the set-up budget, not a call's limit.
+  nlohmann::json first_calls = nlohmann::json::array();
+  std::optional<nlohmann::json> submission_process;
+  // Set by the audit (audit/environment.h): the environment, not the
+  // submission, made the run fail ({cause, attempts, free_bytes}); and the
+  // retry it made ({first_cause, attempts, judged}).
+  std::optional<nlohmann::json> infrastructure;
+  std::optional<nlohmann::json> environment_retry;
+  std::optional<nlohmann::json> trace;
+  std::optional<std::string> trace_incomplete;
+  // What ATen ran in the submission's recorded calls, and the reference's
+  // state_dict loaded into its model (runner/judge/aten_ops.h); absent when the run
+  // stopped before the submission's calls.
+  std::optional<nlohmann::json> aten_ops;
+  std::optional<nlohmann::json> state_dict;
+  std::optional<nlohmann::json> input_probes;  // off-grid shapes and other distributions (runner/judge/input_probes.h)
+  std::optional<nlohmann::json> hardware;  // {name, peak_basis}
+  nlohmann::json isolation;                // runner/process/sandbox.h Isolation::to_json
+  double seconds = 0;
+  std::optional<double> device_wait_seconds;  // runs sharing a device
+  std::optional<nlohmann::json> device_turns;  // and the turns they took: DeviceAccess::turns_json
+
+  void set_error(const std::string& phase, const std::string& reason, const nlohmann::json& detail = nullptr);
+  // One step of `process` ("reference", "submission", "runner") that began at `since`.
+  void add_phase(const std::string& process, const nlohmann::json& step, clock_type::time_point since);
+  nlohmann::json to_json() const;
+  // What the verdict engine reads of it.
+  rules::RunFacts facts() const;
+};
+
+// The device's turns for one run (RunOptions::device_turns): the time spent
+// waiting for them is added up.
+class DeviceAccess {
+ public:
+  explicit DeviceAccess(std::shared_ptr<DeviceTurns> turns) : turns_(std::move(turns)) {}
+  DeviceTurns::Turn take(DeviceTurns::Kind kind);
+  // A yield point of untimed work (DeviceTurns::yield_to_timing): the
+  // seconds it waited, 0 when nobody was waiting to time.
+  double yield_to_timing(DeviceTurns::Turn& turn);
+  // The harness needs the device no more until its next yield point (its
+  // file work follows: "device_idle"): the turn is given back now, so runs
+  // waiting to time need not wait for that work.
+  void set_aside(DeviceTurns::Turn& turn);
+  // A yield point: a turn set aside is taken again (shared), a shared one
+  // yields to timing. The seconds it waited.
+  double resume(DeviceTurns::Turn& turn);
+  bool shared_device() const { return turns_ != nullptr; }
+  // Whether another run of the device waits for an exclusive turn now.
+  bool others_waiting_to_time() const { return turns_ && turns_->exclusive_waiting() > 0; }
+  double wait_seconds() const { return wait_s_; }
+  // {exclusive, shared, yields, set_aside}: the turns taken, how often a
+  // shared one was given back to a run waiting to time, and how often one
+  // was given back for file work. Each exclusive turn is a hand-over that
+  // waits for every other run's next yield point or set-aside.
+  nlohmann::json turns_json() const;
+
+ private:
+  std::shared_ptr<DeviceTurns> turns_;
+  double wait_s_ = 0;
+  int exclusive_taken_ = 0, shared_taken_ = 0, yields_ = 0, set_aside_ = 0;
+};
+
+}  // namespace kaudit::run

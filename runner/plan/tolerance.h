@@ -1,0 +1,41 @@
+// How close a submission's output must be to the reference's, per output
+// dtype, as the problem states it (docs/runner.md, "Tolerance"). Read in every
+// form the upstream benchmarks write; any other form is an error, never a
+// silent default.
+#pragma once
+
+#include "rules/problem.h"
+#include "runner/process/tensor_file.h"
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace kaudit::run {
+
+struct ToleranceTable {
+  std::optional<Tolerance> all;              // one tolerance for every dtype
+  std::map<std::string, Tolerance> by_dtype;  // "bfloat16" -> ..., the problem's per-dtype overrides
+
+  // The tolerance for outputs of `dtype` (torch's name without "torch."):
+  // `all`, else the override, else KernelBench-Hard's default for the dtype
+  // (float32 1e-4, float16 and bfloat16 1e-2, float8 1e-1, integers and bool
+  // exact, anything else 1e-4).
+  Tolerance for_dtype(std::string_view dtype) const;
+  // run.json's settings.tolerance: {atol, rtol} for one tolerance, else
+  // {by_dtype: {dtype: {atol, rtol}}, defaults: "kernelbench-hard"}.
+  nlohmann::json to_json() const;
+};
+
+// The problem's tolerance. KernelBench (single-file) problems: 1e-2 for
+// both. KernelBench-Hard problem.yaml `tolerance:` may be absent (the
+// defaults per dtype), a number or numeric string (both atol and rtol),
+// {atol, rtol} (kaudit's form, every dtype), or a map from dtype ("bfloat16"
+// or "torch.bfloat16") to a number, numeric string or {atol, rtol}. Throws
+// std::runtime_error naming the problem file for anything else.
+ToleranceTable tolerance_of(const rules::Problem& problem);
+
+}  // namespace kaudit::run

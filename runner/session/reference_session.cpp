@@ -1,0 +1,222 @@
+#include "runner/session/reference_session.h"
+
+#include "runner/session/channel.h"
+#include "runner/judge/compare.h"
+#include "runner/session/launch.h"
+#include "common/utf8.h"
+
+#include <csignal>
+#include <fstream>
+#include <random>
+
+namespace kaudit::run {
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+ReferenceSession::ReferenceSession(const RunPlan& plan, const Workspace& ws, RunResult& result, DeviceAccess& device)
+    : plan_(plan), ws_(ws), result_(result), device_(device) {}
+
+void ReferenceSession::write_config() const {
+  std::mt19937_64 rng{std::random_device{}()};
+  const std::string shapes_file =
+      plan_.problem.shapes.empty() ? "" : plan_.in_copy(ws_.refwork(), plan_.problem.shapes).string();
+  json cfg = {{"role", "reference"},
+              {"device", plan_.options.device},
+              {"format", plan_.format},
+              {"reference", plan_.in_copy(ws_.refwork(), plan_.problem.reference).string()},
+              {"shapes_file", shapes_file},
+              {"xfer", ws_.xfer().string()},
+              {"channel_fd", kChannelFd},
+              {"init_seed", plan_.options.init_seed},
+              {"shape_selection", plan_.options.shapes},
+              {"cases", plan_.cases_json()},
+              {"seeded_case_bytes", plan_.options.seeded_case_bytes},
+              {"probes", probe_request(plan_.options, rng)}};
+  std::ofstream(ws_.private_dir() / "reference.json") << common::json_text(cfg);
+}
+
+void ReferenceSession::start() {
+  write_config();
+  const fs::path cfg = ws_.private_dir() / "reference.json";
+  child_ = std::make_unique<Child>(child_spec(plan_, ws_, Role::reference, cfg));
+}
+
+double ReferenceSession::on_message(const json& m) {
+  const std::string ev = m.value("event", std::string());
+  if (ev == "hello") {
+    result_.environment = m.value("environment", json::object());
+    return 0;
+  }
+  if (ev == "shapes") return on_shapes(m);
+  if (ev == "reference_habits") return on_habits(m);
+  if (ev == "reproducible") {
+    if (m["reproducible"].get<bool>()) reproducible_.insert(m["shape"].get<int>());
+    return plan_.phase_s;
+  }
+  if (ev == "case") {
+    if (!valid_entries(m["inputs"], ws_.xfer(), "in")) return 0;  // never handed to the submission
+    // A case drawn from its seed in both processes is {seed} instead of its files.
+    inputs_[{m["shape"].get<int>(), m["case"].get<int>()}] =
+        m.contains("seed") && m["inputs"].empty() ? json{{"seed", m["seed"]}} : m["inputs"];
+    if (m.contains("probe")) {
+      json probe = m["probe"];
+      if (probe.contains("twin") && (!valid_entries(probe["twin"], ws_.xfer(), "in") || !probe.value("noise", json()).is_number()))
+        probe.erase("twin");
+      probes_.cases[{m["shape"].get<int>(), m["case"].get<int>()}] = probe;
+    }
+    return plan_.phase_s;
+  }
+  if (ev == "probe_shape" || ev == "probe_skipped") return on_probe(m);
+  if (ev == "turn") {
+    // A yield point between seeds or expected outputs: a run waiting to time
+    // goes first (time that is not the reference's own).
+    const auto waiting = clock_type::now();
+    device_.resume(turn_);
+    waited_for_device_s_ += std::chrono::duration<double>(clock_type::now() - waiting).count();
+    child_->send_line("go");
+    return 0;
+  }
+  if (ev == "device_idle") {  // file work follows: the device is given back until the next "turn"
+    device_.set_aside(turn_);
+    return 0;
+  }
+  if (ev == "generated") {
+    generated_ = true;
+    return -1;
+  }
+  if (ev == "expected") {
+    if (!valid_entries(m["outputs"], ws_.xfer(), "exp")) return plan_.phase_s;
+    expected_[m["id"]] = m["outputs"];
+    if (m.contains("inputs_digest")) input_digests_[m["id"]] = m["inputs_digest"];
+    return plan_.phase_s;
+  }
+  if (ev == "done") {
+    checked_ = true;
+    return -1;
+  }
+  if (ev == "error") {
+    error_ = m;
+    return -1;
+  }
+  return 0;
+}
+
+double ReferenceSession::on_shapes(const json& m) {
+  if (have_shapes_ || !m.contains("shapes") || !m["shapes"].is_array()) return 0;
+  shapes_ = m["shapes"];
+  have_shapes_ = true;
+  // Which of the problem's graded shapes these are (--shapes smallest).
+  if (m.contains("graded") && m["graded"].is_number_integer() && m.contains("indices") && m["indices"].is_array())
+    result_.settings["shapes"].update({{"graded", m["graded"]}, {"run", m["indices"]}});
+  return -1;
+}
+
+double ReferenceSession::on_habits(const json& m) {
+  json changes = json::array();
+  for (const auto& k : m.value("changes_inputs", json::array()))
+    if (k.is_number_integer()) changes.push_back(k.get<int>());
+  habits_[m.value("shape", -1)] = {{"changes_inputs", changes}, {"aliases_input", m.value("aliases_input", false)}};
+  return plan_.phase_s;
+}
+
+double ReferenceSession::on_probe(const json& m) {
+  if (m["event"] == "probe_shape") {
+    probes_.shapes.push_back(m);
+    probes_.base_shape = m["base"].get<int>();
+  } else {
+    probes_.skipped.push_back(m);
+    if (m["probe"] == "off-grid") probes_.base_shape = m["shape"].get<int>();
+  }
+  return plan_.phase_s;
+}
+
+std::string ReferenceSession::failure_reason(bool timed_out) {
+  if (inputs_over_budget_) {
+    char budget[32];
+    std::snprintf(budget, sizeof budget, "%g", plan_.setup_s);
+    return std::string("the reference did not finish generating inputs within the set-up budget of ") + budget +
+           " s (--setup-timeout): too slow for this device";
+  }
+  if (timed_out) return "the reference timed out while generating inputs";
+  if (error_.is_object())
+    return "the reference failed: " + error_.value("type", std::string()) + ": " + error_.value("message", std::string());
+  return "the reference process ended (" + child_->finish(std::chrono::seconds(2)).describe() +
+         ") before generating inputs";
+}
+
+bool ReferenceSession::prepare() {
+  auto handler = [this](const json& m) { return on_message(m); };
+  auto since = clock_type::now();
+  Outcome out = drive(*child_, Speaker::reference, plan_.setup_s, handler);
+  result_.add_phase("reference", {{"phase", "import"}}, since);
+  if (have_shapes_) {
+    // Input generation is untimed GPU work: a shared turn on the device.
+    turn_ = device_.take(DeviceTurns::Kind::shared);
+    since = clock_type::now();
+    child_->send_line("go");
+    // Each step has the step limit, and the whole the set-up budget (less
+    // the time it gave way to runs that time): a reference too slow for this
+    // device ends the run rather than holding the batch for as many steps
+    // as it has cases.
+    waited_for_device_s_ = 0;
+    out = drive(*child_, Speaker::reference, plan_.phase_s, handler, [&] {
+      return std::chrono::duration<double>(clock_type::now() - since).count() - waited_for_device_s_ > plan_.setup_s
+                 ? -1.0
+                 : 0.0;
+    });
+    inputs_over_budget_ = out.stopped;
+    turn_.release();
+    result_.add_phase("reference", {{"phase", "inputs"}}, since);
+  }
+  if (generated_) return true;
+  result_.set_error("reference", failure_reason(out.timed_out), {{"stderr_tail", tail(child_->stderr_text(), 4000)}});
+  child_->kill_group();
+  return false;
+}
+
+std::map<std::string, json> ReferenceSession::expected_outputs(const json& jobs) {
+  if (jobs.empty()) {
+    child_->send_line("");
+    return {};
+  }
+  const fs::path check_cfg = ws_.private_dir() / "check.json";
+  std::ofstream(check_cfg) << common::json_text(json{{"jobs", jobs}});
+  Outcome out;
+  turn_ = device_.take(DeviceTurns::Kind::shared);
+  const auto since = clock_type::now();
+  if (child_->send_line(check_cfg.string()))
+    out = drive(*child_, Speaker::reference, plan_.phase_s, [this](const json& m) { return on_message(m); });
+  turn_.release();
+  result_.add_phase("reference", {{"phase", "expected outputs"}, {"jobs", jobs.size()}}, since);
+  if (!checked_) {
+    // Submission errors come first: they are what the user needs to see.
+    std::string reason;
+    json detail = {{"stderr_tail", tail(child_->stderr_text(), 4000)}};
+    if (out.timed_out) {
+      reason = "the reference timed out while computing expected outputs";
+    } else if (error_.is_object()) {
+      reason = "the reference failed on the submitted calls' inputs: " + error_.value("type", std::string()) + ": " +
+               error_.value("message", std::string());
+    } else {
+      died_ = true;
+      const ExitStatus end = child_->finish(std::chrono::seconds(2));
+      // The sandbox's first process reports a signal as exit status 128 + N.
+      const int signal = !end.exited ? end.signal : end.code > 128 && end.code <= 128 + 64 ? end.code - 128 : 0;
+      ExitStatus as_signal;
+      as_signal.signal = signal;
+      const std::string how = end.describe() + (end.exited && signal ? ", " + as_signal.describe() : std::string());
+      detail["reference_exit"] = how;
+      reason = "the reference process ended (" + how + ") before computing expected outputs" +
+               (signal == SIGKILL ? ", killed from outside the run (kaudit did not send it: the kernel's OOM "
+                                    "killer is the usual sender)"
+                                  : "") +
+               "; a fault of the machine: nothing was judged from the comparison";
+    }
+    result_.set_error("reference", reason, detail);
+  }
+  return expected_;
+}
+
+void ReferenceSession::finish() { child_->finish(std::chrono::seconds(5)); }
+
+}  // namespace kaudit::run

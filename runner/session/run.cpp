@@ -1,0 +1,204 @@
+// `kaudit run`: the protocol as a sequence of steps over one RunPlan. Each
+// step lives in its own file: the two sessions (reference_session.h,
+// submission_session.h), the comparisons (compare.h), the timing
+// (judge_timing.h) and the trace (attach_trace.h); this file orders them.
+#include "runner/session/run.h"
+
+#include "runner/judge/aten_ops.h"
+#include "runner/judge/attach_trace.h"
+#include "runner/judge/compare.h"
+#include "runner/judge/input_probes.h"
+#include "runner/judge/judge_timing.h"
+#include "runner/judge/probe_findings.h"
+#include "runner/session/reference_session.h"
+#include "runner/plan/run_plan.h"
+#include "runner/plan/run_result.h"
+#include "runner/session/submission_session.h"
+#include "runner/process/workspace.h"
+#include "common/utf8.h"
+
+#include <fstream>
+#include <random>
+
+namespace kaudit::run {
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+// The problem's files as the submission sees them, hashed before and after.
+std::vector<std::string> watched_files(const rules::Problem& problem) {
+  std::vector<std::string> watched;
+  for (auto& f : rules::problem_files(problem))
+    if (f != "solution.py") watched.push_back(std::move(f));
+  return watched;
+}
+
+void lay_out_workspace(const RunPlan& plan, const Workspace& ws) {
+  const std::vector<std::string> files = rules::problem_files(plan.problem);
+  copy_problem_files(plan.problem.dir, ws.work(), files);
+  copy_problem_files(plan.problem.dir, ws.refwork(), files);
+  fs::copy_file(plan.options.solution, ws.work() / "solution.py", fs::copy_options::overwrite_existing);
+  fs::create_directories(ws.work() / "tmp");
+  fs::create_directories(ws.refwork() / "tmp");
+  if (plan.options.trace) fs::create_directories(ws.root() / "trace");
+}
+
+RunResult start_result(const RunPlan& plan, const Workspace& ws) {
+  RunResult r;
+  r.problem = {{"name", plan.problem.name}, {"dir", plan.problem.dir.string()}, {"format", plan.format}};
+  r.solution = plan.options.solution.string();
+  r.device = plan.options.device;
+  r.python = plan.python.string();
+  r.modes = plan.options.modes;
+  r.settings = plan.settings_json();
+  r.isolation = plan.isolation.to_json();
+  if (plan.options.keep_temp) r.temp_dir = ws.root().string();
+  return r;
+}
+
+std::optional<Hardware> hardware_of(const RunPlan& plan, const RunResult& result) {
+  const std::string device_name = result.environment.value("gpu", std::string());
+  if (plan.options.hardware) return load_hardware(*plan.options.hardware);
+  if (!plan.cpu && !device_name.empty()) return find_hardware(device_name);
+  return std::nullopt;
+}
+
+// The reference's input files, sealed before the submission can reach them.
+FileSeal seal_reference_inputs(const ReferenceSession& ref, const Workspace& ws) {
+  std::vector<std::string> files;
+  for (const auto& [key, entries] : ref.inputs())
+    for (const auto& e : entries)
+      if (e.contains("file") && e["file"].is_string()) files.push_back(e["file"]);
+  for (const auto& [key, about] : ref.probes().cases)  // the conditioning twins (runner/judge/input_probes.h)
+    for (const auto& e : about.value("twin", json::array()))
+      if (e.contains("file") && e["file"].is_string()) files.push_back(e["file"]);
+  return seal_files(ws.xfer(), files);
+}
+
+void judge_problem_files(const FileSnapshot& before, const FileSnapshot& after, RunResult& result) {
+  result.problem_files = compare_snapshots(before, after);
+  for (const auto& f : result.problem_files)
+    if (f["status"] != "unchanged")
+      result.findings.push_back(make_probe_finding("problem-file-changed", f["path"].get<std::string>(), "",
+                                                   "The problem file " + f["path"].get<std::string>() + " was " +
+                                                       f["status"].get<std::string>() + " while the submission ran."));
+}
+
+// Inputs changed under the reference would make its expected outputs answer
+// the submission's question, not the problem's: then nothing is compared.
+bool reference_inputs_intact(const Workspace& ws, const FileSeal& seal, RunResult& result) {
+  const auto broken = broken_seals(ws.xfer(), seal);
+  if (broken.empty()) return true;
+  result.findings.push_back(make_probe_finding("problem-file-changed", broken.front(), "",
+                                               std::to_string(broken.size()) + " of the reference's input files (first: " +
+                                                   broken.front() + ") were changed, replaced or deleted while the "
+                                                   "submission ran."));
+  result.set_error("reference",
+                   "the reference's input files were changed while the submission ran: no expected output can be trusted");
+  return false;
+}
+
+// A seeded sample or case is checked on inputs the reference drew from its
+// seed; where the submission's process drew other inputs from it (its
+// fingerprint differs: a generator changed there, by rigging or by global
+// settings), its output answers another question: it cannot pass.
+void hold_seeded_inputs(const SubmissionReport& report, const std::map<std::string, std::string>& reference_digests,
+                        std::map<std::string, json>& expected) {
+  auto hold = [&](const std::string& id, const std::string& digest, const std::string& what) {
+    const auto ref = reference_digests.find(id);
+    if (expected.count(id) && ref != reference_digests.end() && digest != ref->second)
+      expected[id] = {{"unverifiable", "the inputs the submission's process drew from this " + what +
+                                           "'s seed are not the ones the seed draws in the reference's (their "
+                                           "fingerprints differ): the problem's generator was changed in the "
+                                           "submission's process"}};
+  };
+  for (const auto& [key, digest] : report.case_digests)  // correctness cases drawn from their seed
+    hold(correctness_case_id(key.first, key.second), digest, "case");
+  for (const auto& [key, t] : report.timings)
+    for (const auto& s : t.value("samples", json::array()))
+      if (s.contains("seed"))
+        hold(timed_sample_id(key.first, key.second, s.value("call", 0)), s.value("inputs_digest", std::string()),
+             "call");
+}
+
+}  // namespace
+
+json run_submission(const RunOptions& o) { return run_protocol(o).to_json(); }
+
+RunResult run_protocol(const RunOptions& o) {
+  const RunPlan plan = make_run_plan(o);
+  Workspace ws;
+  ws.keep(o.keep_temp);
+  lay_out_workspace(plan, ws);
+  const std::vector<std::string> watched = watched_files(plan.problem);
+  const FileSnapshot before = snapshot_files(ws.work(), watched);
+  RunResult result = start_result(plan, ws);
+  DeviceAccess device(o.device_turns);
+  const auto run_started = clock_type::now();
+  auto finished = [&]() {
+    result.seconds = std::chrono::duration<double>(clock_type::now() - run_started).count();
+    if (device.shared_device()) {
+      result.device_wait_seconds = device.wait_seconds();
+      result.device_turns = device.turns_json();
+    }
+    return std::move(result);
+  };
+
+  // The submission starts at once: its import and build overlap the
+  // reference's input generation; it waits for its inputs on stdin.
+  if (plan.options.on_phase) plan.options.on_phase("reference, set-up and inputs");
+  ReferenceSession ref(plan, ws, result, device);
+  ref.start();
+  SubmissionSession sub(plan, ws, result, device);
+  sub.start();
+  if (!ref.prepare()) return finished();
+  result.shapes = ref.shapes();
+  // Nothing to check proves nothing: never "correct" for want of cases.
+  if (ref.shapes().empty() || plan.cases.empty()) {
+    result.set_error("reference", ref.shapes().empty() ? "the problem yields no case to check: its SHAPES is empty"
+                                                        : "no case to check: no seeds and no stress scales");
+    return finished();
+  }
+  const FileSeal input_seal = seal_reference_inputs(ref, ws);
+  const std::optional<Hardware> hw = hardware_of(plan, result);
+  const double l2 = hw && hw->l2_bytes > 0 ? hw->l2_bytes : 64.0 * (1 << 20);
+
+  const int nshapes = static_cast<int>(ref.shapes().size());
+  const fs::path stage_path = ws.submission_config_dir() / "submission-inputs.json";
+  json stage = stage_config(plan, ws, ref.inputs(), ref.habits(), ref.reproducible_shapes(), nshapes, l2);
+  std::mt19937_64 rng{std::random_device{}()};
+  add_probe_calls(stage, ref.probes(), nshapes, ref.inputs(), rng);
+  std::ofstream(stage_path) << common::json_text(stage);
+  sub.run(stage_path, ref.inputs(), stage["samples_per_shape"].get<std::vector<int>>(), ref.reproducible_shapes());
+  sub.finish(nshapes, static_cast<int>(plan.cases.size()));
+  judge_problem_files(before, snapshot_files(ws.work(), watched), result);
+
+  // The reference checks every output that came back.
+  json jobs = expected_output_jobs(sub.report(), ref.inputs(), ws.xfer());
+  add_twin_jobs(jobs, ref.probes(), sub.report());
+  if (!reference_inputs_intact(ws, input_seal, result)) jobs = json::array();
+  std::map<std::string, json> expected = ref.expected_outputs(jobs);
+  ref.finish();
+  hold_seeded_inputs(sub.report(), ref.input_digests(), expected);
+
+  const auto compare_started = clock_type::now();
+  // A reference that died left comparisons that did not happen: no finding
+  // is drawn from them (audit/environment.h retries the run alone).
+  if (!ref.died_before_answering()) {
+    result.all_correct = true;
+    const auto shape_correct =
+        judge_correctness(plan, sub.report(), expected, ref.habits(), ref.shapes(), ws.xfer(), result);
+    judge_timing(plan, sub.report(), expected, ref.habits(), shape_correct, ref.shapes(), hw, ws.xfer(), result);
+    // Reported apart from the graded correctness; judged only where it passed.
+    judge_input_probes(plan, sub.report(), ref.probes(), expected, ws.xfer(), result.all_correct && !result.error,
+                       result);
+  }
+  judge_aten_ops(plan, sub.report(), nshapes, result);
+  result.add_phase("runner", {{"phase", "comparison"}}, compare_started);
+  if (o.trace) attach_trace(plan, sub.report(), nshapes, ws.root() / "trace", result);
+  if (hw) result.hardware = {{"name", hw->name}, {"peak_basis", o.peak_basis}};
+  return finished();
+}
+
+}  // namespace kaudit::run

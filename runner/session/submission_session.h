@@ -1,0 +1,140 @@
+// The submission's process in a run: it imports and builds (overlapping the
+// reference's input generation), then makes every correctness call and every
+// timed call the plan asks for, taking turns on the device. One method per
+// channel event; what it reported is kept in `SubmissionReport`.
+#pragma once
+
+#include "runner/process/child_process.h"
+#include "runner/plan/run_plan.h"
+#include "runner/plan/run_result.h"
+#include "runner/plan/submission_report.h"
+#include "runner/process/workspace.h"
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <random>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace kaudit::run {
+
+class SubmissionSession {
+ public:
+  SubmissionSession(const RunPlan& plan, const Workspace& ws, RunResult& result, DeviceAccess& device);
+  // Starts the process: it imports and builds, then waits for its inputs.
+  void start();
+  // Waits for its set-up; then hands it the correctness and timing plan
+  // (`stage_config`, a file in the private folder) and drives every call.
+  // `samples_per_shape`: how many timed calls of each mode the runner checks.
+  // `seeded_shapes`: shapes whose fresh and rewrite samples must name the
+  // call's seed (the runner's own) instead of handing over inputs.
+  void run(const std::filesystem::path& stage_config, const std::map<std::pair<int, int>, nlohmann::json>& inputs,
+           const std::vector<int>& samples_per_shape, const std::set<int>& seeded_shapes);
+  // Ends the process, records it in the result and turns how it ended into
+  // an error or findings.
+  void finish(int shapes, int cases);
+
+  const SubmissionReport& report() const { return report_; }
+
+ private:
+  double on_message(const nlohmann::json& m);
+  double on_ready();
+  double on_turn();
+  double on_device_idle();
+  double lend_turn_while_building();
+  double on_mode_start(const nlohmann::json& m);
+  double on_warm_done(const nlohmann::json& m);
+  long long next_seed();
+  double on_call_ready(const nlohmann::json& m);
+  double on_timed(const nlohmann::json& m);
+  double on_mode_end(const nlohmann::json& m);
+  double on_timing(const nlohmann::json& m);
+  double on_ops(const nlohmann::json& m);
+  double violation(const std::string& what);
+  double on_phase(const nlohmann::json& m);
+  double on_correctness_call(const nlohmann::json& m);
+  double on_raised_call(const nlohmann::json& m, int shape, int case_index);
+  void end_first_call();
+  double on_first_return(const nlohmann::json& m);
+  bool holds_back_timers();
+  void end_phase();
+  std::string phase_text() const;
+  void record_process(const ExitStatus& status);
+  void judge_ending(const ExitStatus& status, int shapes, int cases);
+
+  const RunPlan& plan_;
+  const Workspace& ws_;
+  RunResult& result_;
+  DeviceAccess& device_;
+  std::unique_ptr<Child> child_;
+  const std::map<std::pair<int, int>, nlohmann::json>* inputs_ = nullptr;
+  SubmissionReport report_;
+  nlohmann::json current_phase_ = {{"phase", "start"}};
+  bool ready_ = false;
+  clock_type::time_point started_, phase_started_;
+  DeviceTurns::Turn turn_;   // shared for its calls; exclusive from its first timing mode to its next yield point
+  double timeout_s_ = 0;     // the deadline in force, for the error message
+  std::set<std::string> phases_seen_;  // each phase (with its shape and mode) once
+  bool first_call_pending_ = false;  // the phase's first call, with the set-up budget, is still running
+  bool first_call_returned_ = false;  // ... and its forward returned: what it launched has a call's limit
+  bool timed_out_ = false;
+  // A first call on a shared device: the processes there at the phase's
+  // start, when a process of a build was last seen, and how far into its
+  // first call the run was stopped for holding runs waiting to time
+  // (holds_back_timers).
+  std::set<int> processes_at_phase_;
+  clock_type::time_point build_seen_;
+  std::optional<double> stepped_aside_after_s_;
+  std::set<std::string> build_processes_;  // names of the processes seen as a build, for first_calls
+  double lent_while_building_s_ = 0;       // the first call's turn lent to timing runs (lend_turn_while_building)
+  std::vector<std::string> bad_messages_;
+  // The timing protocol: the mode that is open, the modes ended whose
+  // summaries are still to come, the call expected next, and which calls
+  // the runner checks (drawn when the mode starts, told to the harness one
+  // call at a time, after each call returned).
+  std::vector<int> samples_per_shape_;
+  std::set<int> seeded_shapes_;
+  std::map<std::pair<int, std::string>, std::vector<long long>> call_seeds_;  // the seed sent for each timed call
+  std::optional<std::pair<int, std::string>> open_mode_;
+  std::set<std::pair<int, std::string>> unsummarized_;
+  int next_call_ = 0;
+  bool warmed_ = false;
+  bool call_running_ = false;
+  clock_type::time_point call_started_;
+  // The harness's process as the runner's /proc numbers it (found from the
+  // id its "hello" gave, before the solution was imported), and its main
+  // thread's wait for a CPU when the running call started.
+  std::optional<int> harness_process_;
+  std::optional<double> waited_before_call_ms_;
+  // The channel as /proc shows it in the harness's process: checked once
+  // before the solution is imported (where it must be the runner's pipe, or
+  // the check is unavailable on this machine), then at every message after
+  // (run.json submission_process.channel_checks).
+  struct ChannelChecks {
+    bool usable = false;
+    int checked = 0;
+    bool replaced = false;
+    int transient = 0;        // readings of another file that the next reading contradicted
+    std::string unavailable;  // why the checks could not be made
+  } channel_;
+  void first_channel_check();
+  bool channel_intact();
+  std::map<std::pair<int, std::string>, std::set<int>> drawn_;
+  std::mt19937_64 rng_{std::random_device{}()};
+  bool said_hello_ = false;
+  bool violated_ = false;
+};
+
+// The correctness and timing plan handed to the submission's harness
+// (submission-inputs.json); `l2_bytes` sizes the cache flush between calls.
+nlohmann::json stage_config(const RunPlan& plan, const Workspace& ws,
+                            const std::map<std::pair<int, int>, nlohmann::json>& inputs,
+                            const std::map<int, nlohmann::json>& habits, const std::set<int>& seeded_shapes,
+                            int shapes, double l2_bytes);
+
+}  // namespace kaudit::run
