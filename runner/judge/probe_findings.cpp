@@ -100,110 +100,143 @@ std::optional<rules::Finding> fresh_input_finding(const ShapeEvidence& e, const 
 
 }  // namespace
 
-std::vector<rules::Finding> probe_findings(const ShapeEvidence& e, const std::string& file, FreshThresholds fresh) {
-  std::vector<rules::Finding> out;
-  const std::string shape = "shape " + std::to_string(e.shape);
-  auto add = [&](const std::string& id, const std::string& where, const std::string& msg) {
-    out.push_back(make_probe_finding(id, file, where, msg));
-  };
-  auto mode_failed = [&](const char* m) {
-    const auto it = e.modes.find(m);
-    return it != e.modes.end() && !it->second.samples_ok;
-  };
-  // The offence a failing mode names, at the catalog's confidence when its
-  // wrong samples were wrong widely; a near miss (under 1% of the elements)
-  // is rounding on one draw more likely than a stale or skipped answer.
-  auto add_wrong = [&](const char* mode, const std::string& id, const std::string& msg) {
-    const double share = e.modes.at(mode).wrong_share;
-    if (share >= kWidelyWrongShare) return add(id, shape + ", " + mode, msg);
-    add(id, shape + ", " + mode,
-        msg + " Only " + fmt(share * 100) + "% of the elements of the worst sampled call were wrong, though: a " +
-            "numerical near miss on one draw looks so too, so this is a lead, not a verdict.");
-    out.back().confidence = rules::Confidence::low;
-  };
+namespace {
+
+// Adds the runner's findings of one shape to `out`, at each id's catalog
+// confidence.
+class ShapeJudge {
+ public:
+  ShapeJudge(const ShapeEvidence& e, const std::string& file, std::vector<rules::Finding>& out)
+      : e_(e), file_(file), out_(out), shape_("shape " + std::to_string(e.shape)) {}
+
   // Wrong timed outputs: the first mode that fails tells which offence it is.
   // bench reuses the very inputs that passed, fresh brings new tensors, and
   // rewrite keeps the tensors but changes their values.
-  if (e.correctness_passed) {
+  void wrong_timed_outputs() {
+    if (!e_.correctness_passed) return;
     if (mode_failed("bench")) {
       // Changed inputs explain wrong bench calls (input-mutated says so).
-      if (e.mutated_cases.empty())
+      if (e_.mutated_cases.empty())
         add_wrong("bench", "correct-only-untimed",
-            "On " + shape + " the outputs of timed bench calls do not match the reference on the same inputs that "
+            "On " + shape_ + " the outputs of timed bench calls do not match the reference on the same inputs that "
             "passed the correctness check.");
     } else if (mode_failed("fresh")) {
       add_wrong("fresh", "work-skipped-on-repeat",
-          "On " + shape + " timed calls on new inputs returned outputs that do not match the reference on those "
+          "On " + shape_ + " timed calls on new inputs returned outputs that do not match the reference on those "
           "inputs, after the correctness calls had passed.");
     } else if (mode_failed("rewrite")) {
       add_wrong("rewrite", "output-cached-on-identity",
-          "On " + shape + " outputs were wrong once new values were written into the warm-up tensors" +
-              std::string(e.modes.count("fresh") ? ", while new tensors gave right outputs" : "") +
+          "On " + shape_ + " outputs were wrong once new values were written into the warm-up tensors" +
+              std::string(e_.modes.count("fresh") ? ", while new tensors gave right outputs" : "") +
               ": the result is looked up by the tensors' identity or address.");
     }
   }
+
   // Right at first, wrong from some call on, and handing back an earlier
   // call's output: the work stopped once the first calls were checked.
-  const int reused_in_correctness = count(e.correctness_counts, "reused");
-  if (!e.correctness_passed && reused_in_correctness > 0 && !e.seed_cases_passed.empty() &&
-      e.seed_cases_passed.front()) {
+  void work_stopped_after_first_calls() {
+    const int reused_in_correctness = count(e_.correctness_counts, "reused");
+    if (e_.correctness_passed || reused_in_correctness == 0 || e_.seed_cases_passed.empty() ||
+        !e_.seed_cases_passed.front())
+      return;
     std::size_t right = 0;
-    while (right < e.seed_cases_passed.size() && e.seed_cases_passed[right]) ++right;
-    const bool wrong_after = right < e.seed_cases_passed.size() &&
-                             std::none_of(e.seed_cases_passed.begin() + static_cast<long>(right),
-                                          e.seed_cases_passed.end(), [](bool ok) { return ok; });
+    while (right < e_.seed_cases_passed.size() && e_.seed_cases_passed[right]) ++right;
+    const bool wrong_after = right < e_.seed_cases_passed.size() &&
+                             std::none_of(e_.seed_cases_passed.begin() + static_cast<long>(right),
+                                          e_.seed_cases_passed.end(), [](bool ok) { return ok; });
     if (wrong_after)
-      add("work-skipped-on-repeat", shape + ", correctness",
-          "On " + shape + " the first " + std::to_string(right) + " correctness call(s) were right and every later "
+      add("work-skipped-on-repeat", shape_ + ", correctness",
+          "On " + shape_ + " the first " + std::to_string(right) + " correctness call(s) were right and every later "
           "one wrong, while " + std::to_string(reused_in_correctness) +
               " call(s) returned an earlier call's output storage again: the work stops after the first calls.");
   }
-  if (!e.unwritten_cases.empty()) {
-    std::size_t elements = 0;
-    for (const auto& [c, n] : e.unwritten_cases) elements += n;
-    add("output-uninitialized", shape + ", correctness",
-        "On " + shape + " " + std::to_string(elements) + " wrong output element(s) of " +
-            std::to_string(e.unwritten_cases.size()) + " correctness case(s) (first: case " +
-            std::to_string(e.unwritten_cases.front().first) +
-            ") still held the bytes the harness fills freed memory with: the submission never wrote them.");
+
+  // Memory the call left in the wrong state: outputs never written or not
+  // finished on the caller's stream, inputs written.
+  void memory_left_wrong() {
+    if (!e_.unwritten_cases.empty()) {
+      std::size_t elements = 0;
+      for (const auto& [c, n] : e_.unwritten_cases) elements += n;
+      add("output-uninitialized", shape_ + ", correctness",
+          "On " + shape_ + " " + std::to_string(elements) + " wrong output element(s) of " +
+              std::to_string(e_.unwritten_cases.size()) + " correctness case(s) (first: case " +
+              std::to_string(e_.unwritten_cases.front().first) +
+              ") still held the bytes the harness fills freed memory with: the submission never wrote them.");
+    }
+    if (e_.outputs_not_ready > 0)
+      add("output-not-ready-on-return", shape_ + ", stream-order probe",
+          "On " + shape_ + " " + std::to_string(e_.outputs_not_ready) +
+              " returned tensor(s) read on the caller's stream right after the call returned differed from the "
+              "same tensor(s) after the device was synchronized: their GPU work ran on streams the caller's "
+              "stream never waits for.");
+    if (!e_.mutated_cases.empty())
+      add("input-mutated", shape_ + ", correctness",
+          "On " + shape_ + " a call changed the values of its inputs (correctness case " +
+              std::to_string(e_.mutated_cases.front()) + ")" +
+              (mode_failed("bench") ? "; the timed bench calls, on the benchmark's reused inputs, then answered "
+                                      "for changed inputs and were wrong."
+                                    : "."));
   }
-  if (e.outputs_not_ready > 0)
-    add("output-not-ready-on-return", shape + ", stream-order probe",
-        "On " + shape + " " + std::to_string(e.outputs_not_ready) +
-            " returned tensor(s) read on the caller's stream right after the call returned differed from the same "
-            "tensor(s) after the device was synchronized: their GPU work ran on streams the caller's stream "
-            "never waits for.");
-  if (!e.mutated_cases.empty())
-    add("input-mutated", shape + ", correctness",
-        "On " + shape + " a call changed the values of its inputs (correctness case " +
-            std::to_string(e.mutated_cases.front()) + ")" +
-            (mode_failed("bench") ? "; the timed bench calls, on the benchmark's reused inputs, then answered for "
-                                    "changed inputs and were wrong."
-                                  : "."));
 
   // Facts about returned objects, over the correctness and timed calls.
-  int aliases = count(e.correctness_counts, "aliases_input"), reused = count(e.correctness_counts, "reused");
-  int disguised = count(e.correctness_counts, "non_plain") + count(e.correctness_counts, "not_tensor");
-  int calls = count(e.correctness_counts, "calls");
-  for (const auto& [m, ev] : e.modes) {
-    aliases += count(ev.counts, "aliases_input");
-    reused += count(ev.counts, "reused");
-    disguised += count(ev.counts, "non_plain") + count(ev.counts, "not_tensor");
-    calls += count(ev.counts, "calls");
+  void returned_objects() {
+    int aliases = count(e_.correctness_counts, "aliases_input"), reused = count(e_.correctness_counts, "reused");
+    int disguised = count(e_.correctness_counts, "non_plain") + count(e_.correctness_counts, "not_tensor");
+    int calls = count(e_.correctness_counts, "calls");
+    for (const auto& [m, ev] : e_.modes) {
+      aliases += count(ev.counts, "aliases_input");
+      reused += count(ev.counts, "reused");
+      disguised += count(ev.counts, "non_plain") + count(ev.counts, "not_tensor");
+      calls += count(ev.counts, "calls");
+    }
+    const std::string of_calls = " of " + std::to_string(calls) + " calls returned ";
+    if (aliases > 0 && !e_.reference_aliases_input)
+      add("output-aliases-input", shape_,
+          "On " + shape_ + " " + std::to_string(aliases) + of_calls + "a tensor that shares storage with an input.");
+    if (reused > 0)
+      add("output-reused", shape_,
+          "On " + shape_ + " " + std::to_string(reused) + of_calls + "the storage of the previous call's output again.");
+    if (disguised > 0)
+      add("disguised-output", shape_,
+          "On " + shape_ + " " + std::to_string(disguised) + of_calls +
+              "an object that was not a plain torch.Tensor.");
   }
-  if (aliases > 0 && !e.reference_aliases_input)
-    add("output-aliases-input", shape,
-        "On " + shape + " " + std::to_string(aliases) + " of " + std::to_string(calls) +
-            " calls returned a tensor that shares storage with an input.");
-  if (reused > 0)
-    add("output-reused", shape,
-        "On " + shape + " " + std::to_string(reused) + " of " + std::to_string(calls) +
-            " calls returned the storage of the previous call's output again.");
-  if (disguised > 0)
-    add("disguised-output", shape,
-        "On " + shape + " " + std::to_string(disguised) + " of " + std::to_string(calls) +
-            " calls returned an object that was not a plain torch.Tensor.");
 
+ private:
+  void add(const std::string& id, const std::string& where, const std::string& msg) {
+    out_.push_back(make_probe_finding(id, file_, where, msg));
+  }
+  bool mode_failed(const char* m) const {
+    const auto it = e_.modes.find(m);
+    return it != e_.modes.end() && !it->second.samples_ok;
+  }
+  // The offence a failing mode names, at the catalog's confidence when its
+  // wrong samples were wrong widely; a near miss (under 1% of the elements)
+  // is rounding on one draw more likely than a stale or skipped answer.
+  void add_wrong(const char* mode, const std::string& id, const std::string& msg) {
+    const double share = e_.modes.at(mode).wrong_share;
+    if (share >= kWidelyWrongShare) return add(id, shape_ + ", " + mode, msg);
+    add(id, shape_ + ", " + mode,
+        msg + " Only " + fmt(share * 100) + "% of the elements of the worst sampled call were wrong, though: a " +
+            "numerical near miss on one draw looks so too, so this is a lead, not a verdict.");
+    out_.back().confidence = rules::Confidence::low;
+  }
+
+  const ShapeEvidence& e_;
+  const std::string& file_;
+  std::vector<rules::Finding>& out_;
+  const std::string shape_;
+};
+
+}  // namespace
+
+std::vector<rules::Finding> probe_findings(const ShapeEvidence& e, const std::string& file, FreshThresholds fresh) {
+  std::vector<rules::Finding> out;
+  ShapeJudge judge(e, file, out);
+  judge.wrong_timed_outputs();
+  judge.work_stopped_after_first_calls();
+  judge.memory_left_wrong();
+  judge.returned_objects();
   if (auto f = fresh_input_finding(e, file, fresh)) out.push_back(*f);
   return out;
 }

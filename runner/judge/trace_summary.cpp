@@ -327,6 +327,118 @@ void repeat_findings(const tracer::Process& proc, const ProcessIndex& index, con
   }
 }
 
+// The timed and untimed calls of one (phase, shape, mode).
+struct CallGroup {
+  std::vector<double> kernels, gpu_ms, own_share;
+  std::size_t calls = 0, empty = 0, late = 0, graph_launches = 0, timer_reads = 0;
+  // Timed calls whose GPU work outlasted what their events measured.
+  std::size_t outlasted = 0;
+  std::vector<double> busy_ms, measured_ms;
+  std::map<std::string, double> library_ms;
+};
+using GroupKey = std::tuple<std::string, std::string, std::string>;  // phase, shape, mode
+
+double median_of(std::vector<double> v) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// The calls grouped by (phase, shape, mode); the work outside any call goes
+// to `outside`.
+std::map<GroupKey, CallGroup> group_calls(const std::vector<tracer::CallSummary>& summaries,
+                                          const TimedCallTimes& timed_ms, json& outside) {
+  std::map<GroupKey, CallGroup> groups;
+  for (const auto& s : summaries) {
+    if (s.call == 0) {
+      outside = {{"kernels", s.kernels}, {"gpu_ms", s.gpu_ns / 1e6}};
+      continue;
+    }
+    auto& g = groups[{s.phase, s.shape, s.mode}];
+    ++g.calls;
+    g.kernels.push_back(static_cast<double>(s.kernels));
+    g.gpu_ms.push_back(s.gpu_ns / 1e6);
+    g.own_share.push_back(s.own_share());
+    if (s.kernels == 0 && s.transfers == 0) ++g.empty;
+    g.late += s.late_kernels;
+    g.graph_launches += s.graph_launches;
+    g.timer_reads += s.timer_reads;
+    if (s.phase == "timed" && s.busy_ns > 0) {
+      const auto t = timed_ms.find({s.shape, s.mode});
+      if (t != timed_ms.end() && s.index >= 0 && static_cast<std::size_t>(s.index) < t->second.size()) {
+        const double busy = s.busy_ns / 1e6, measured = t->second[static_cast<std::size_t>(s.index)];
+        g.busy_ms.push_back(busy);
+        g.measured_ms.push_back(measured);
+        // Events enclose every kernel the caller waits for: the GPU cannot be
+        // busier than they measured, beyond clock noise.
+        if (busy > 1.5 * measured + 0.005) ++g.outlasted;
+      }
+    }
+    for (const auto& [lib, b] : s.libraries) g.library_ms[lib] += b.gpu_ns / 1e6;
+  }
+  return groups;
+}
+
+// One group's document; for timed calls, the findings their trace shows.
+json judge_group(const GroupKey& key, const CallGroup& g, const std::map<GroupKey, CallGroup>& groups,
+                 const std::string& solution, std::vector<rules::Finding>& findings) {
+  const auto& [phase, shape, mode] = key;
+  json doc = {{"phase", phase},
+              {"shape", shape},
+              {"mode", mode},
+              {"calls", g.calls},
+              {"median_kernels", median_of(g.kernels)},
+              {"median_gpu_ms", median_of(g.gpu_ms)},
+              {"median_own_share", median_of(g.own_share)},
+              {"calls_without_gpu_work", g.empty},
+              {"late_kernels", g.late},
+              {"graph_launches", g.graph_launches},
+              {"timer_reads", g.timer_reads},
+              {"library_gpu_ms", g.library_ms}};
+  if (phase != "timed") return doc;
+  const std::string where = "shape " + shape + ", " + mode;
+  // Tuning in a shape's first call or in other untimed calls (Triton's
+  // autotune, candidates timed with events) is what honest code does: only
+  // a timer read inside the timed calls themselves is a lead.
+  if (g.timer_reads > 0)
+    findings.push_back(make_probe_finding(
+        "timer-read-in-call", solution, "timed calls, " + where,
+        "On shape " + shape + " the submission read a GPU timer (cudaEventElapsedTime) " +
+            std::to_string(g.timer_reads) + " time(s) inside its timed " + mode +
+            " calls: it measured its own speed while being measured."));
+  if (!g.busy_ms.empty()) {
+    doc["median_busy_ms"] = median_of(g.busy_ms);
+    doc["median_measured_ms"] = median_of(g.measured_ms);
+    doc["calls_outlasting_timing"] = g.outlasted;
+  }
+  if (g.outlasted * 2 > g.busy_ms.size()) {
+    char fig[96];
+    std::snprintf(fig, sizeof fig, "%.4f ms against %.4f ms", median_of(g.busy_ms), median_of(g.measured_ms));
+    findings.push_back(make_probe_finding(
+        "gpu-work-outside-timing", solution, where,
+        "On shape " + shape + " (" + mode + ") " + std::to_string(g.outlasted) + " of " +
+            std::to_string(g.busy_ms.size()) + " timed calls kept the GPU busy longer than their timing events " +
+            "measured (median " + fig + "): their work ran outside the timed interval."));
+  } else if (g.late > 0)
+    findings.push_back(make_probe_finding(
+        "gpu-work-outside-timing", solution, where,
+        "On shape " + shape + " (" + mode + ") " + std::to_string(g.late) +
+            " kernels launched by timed calls were still running after the call's end event."));
+  if (g.empty > 0) {
+    // Only an offence when the same shape's correctness calls did work
+    // (any of them: a submission that stops working after its first calls
+    // leaves most of them empty too).
+    const auto c = groups.find({"correctness", shape, ""});
+    if (c != groups.end() && !c->second.kernels.empty() &&
+        *std::max_element(c->second.kernels.begin(), c->second.kernels.end()) > 0)
+      findings.push_back(make_probe_finding(
+          "no-kernels-in-timed-call", solution, where,
+          "On shape " + shape + " " + std::to_string(g.empty) + " of " + std::to_string(g.calls) + " timed " +
+              mode + " calls launched no GPU work, while its correctness calls launched kernels."));
+  }
+  return doc;
+}
+
 }  // namespace
 
 json summarize_trace(const std::filesystem::path& dir, long pid, const std::string& solution,
@@ -371,105 +483,10 @@ json summarize_trace(const std::filesystem::path& dir, long pid, const std::stri
   repeat_findings(*proc, ProcessIndex(*proc), solution, findings);
   const auto summaries = tracer::summarize_calls(*proc, families);
 
-  // Groups: (phase, shape, mode).
-  struct Group {
-    std::vector<double> kernels, gpu_ms, own_share;
-    std::size_t calls = 0, empty = 0, late = 0, graph_launches = 0, timer_reads = 0;
-    // Timed calls whose GPU work outlasted what their events measured.
-    std::size_t outlasted = 0;
-    std::vector<double> busy_ms, measured_ms;
-    std::map<std::string, double> library_ms;
-  };
-  std::map<std::tuple<std::string, std::string, std::string>, Group> groups;
   json outside = nullptr;
-  for (const auto& s : summaries) {
-    if (s.call == 0) {
-      outside = {{"kernels", s.kernels}, {"gpu_ms", s.gpu_ns / 1e6}};
-      continue;
-    }
-    auto& g = groups[{s.phase, s.shape, s.mode}];
-    ++g.calls;
-    g.kernels.push_back(static_cast<double>(s.kernels));
-    g.gpu_ms.push_back(s.gpu_ns / 1e6);
-    g.own_share.push_back(s.own_share());
-    if (s.kernels == 0 && s.transfers == 0) ++g.empty;
-    g.late += s.late_kernels;
-    g.graph_launches += s.graph_launches;
-    g.timer_reads += s.timer_reads;
-    if (s.phase == "timed" && s.busy_ns > 0) {
-      const auto t = timed_ms.find({s.shape, s.mode});
-      if (t != timed_ms.end() && s.index >= 0 && static_cast<std::size_t>(s.index) < t->second.size()) {
-        const double busy = s.busy_ns / 1e6, measured = t->second[static_cast<std::size_t>(s.index)];
-        g.busy_ms.push_back(busy);
-        g.measured_ms.push_back(measured);
-        // Events enclose every kernel the caller waits for: the GPU cannot be
-        // busier than they measured, beyond clock noise.
-        if (busy > 1.5 * measured + 0.005) ++g.outlasted;
-      }
-    }
-    for (const auto& [lib, b] : s.libraries) g.library_ms[lib] += b.gpu_ns / 1e6;
-  }
-  auto median = [](std::vector<double> v) {
-    if (v.empty()) return 0.0;
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-  };
+  const auto groups = group_calls(summaries, timed_ms, outside);
   json gdocs = json::array();
-  for (const auto& [key, g] : groups) {
-    const auto& [phase, shape, mode] = key;
-    gdocs.push_back({{"phase", phase},
-                     {"shape", shape},
-                     {"mode", mode},
-                     {"calls", g.calls},
-                     {"median_kernels", median(g.kernels)},
-                     {"median_gpu_ms", median(g.gpu_ms)},
-                     {"median_own_share", median(g.own_share)},
-                     {"calls_without_gpu_work", g.empty},
-                     {"late_kernels", g.late},
-                     {"graph_launches", g.graph_launches},
-                     {"timer_reads", g.timer_reads},
-                     {"library_gpu_ms", g.library_ms}});
-    if (phase != "timed") continue;
-    // Tuning in a shape's first call or in other untimed calls (Triton's
-    // autotune, candidates timed with events) is what honest code does: only
-    // a timer read inside the timed calls themselves is a lead.
-    if (g.timer_reads > 0)
-      findings.push_back(make_probe_finding(
-          "timer-read-in-call", solution, "timed calls, shape " + shape + ", " + mode,
-          "On shape " + shape + " the submission read a GPU timer (cudaEventElapsedTime) " +
-              std::to_string(g.timer_reads) + " time(s) inside its timed " + mode +
-              " calls: it measured its own speed while being measured."));
-    if (!g.busy_ms.empty()) {
-      gdocs.back()["median_busy_ms"] = median(g.busy_ms);
-      gdocs.back()["median_measured_ms"] = median(g.measured_ms);
-      gdocs.back()["calls_outlasting_timing"] = g.outlasted;
-    }
-    if (g.outlasted * 2 > g.busy_ms.size()) {
-      char fig[96];
-      std::snprintf(fig, sizeof fig, "%.4f ms against %.4f ms", median(g.busy_ms), median(g.measured_ms));
-      findings.push_back(make_probe_finding(
-          "gpu-work-outside-timing", solution, "shape " + shape + ", " + mode,
-          "On shape " + shape + " (" + mode + ") " + std::to_string(g.outlasted) + " of " +
-              std::to_string(g.busy_ms.size()) + " timed calls kept the GPU busy longer than their timing events " +
-              "measured (median " + fig + "): their work ran outside the timed interval."));
-    } else if (g.late > 0)
-      findings.push_back(make_probe_finding(
-          "gpu-work-outside-timing", solution, "shape " + shape + ", " + mode,
-          "On shape " + shape + " (" + mode + ") " + std::to_string(g.late) +
-              " kernels launched by timed calls were still running after the call's end event."));
-    if (g.empty > 0) {
-      // Only an offence when the same shape's correctness calls did work
-      // (any of them: a submission that stops working after its first calls
-      // leaves most of them empty too).
-      const auto c = groups.find({"correctness", shape, ""});
-      if (c != groups.end() && !c->second.kernels.empty() &&
-          *std::max_element(c->second.kernels.begin(), c->second.kernels.end()) > 0)
-        findings.push_back(make_probe_finding(
-            "no-kernels-in-timed-call", solution, "shape " + shape + ", " + mode,
-            "On shape " + shape + " " + std::to_string(g.empty) + " of " + std::to_string(g.calls) + " timed " +
-                mode + " calls launched no GPU work, while its correctness calls launched kernels."));
-    }
-  }
+  for (const auto& [key, g] : groups) gdocs.push_back(judge_group(key, g, groups, solution, findings));
   out["groups"] = gdocs;
   out["outside_calls"] = outside;
   return out;
