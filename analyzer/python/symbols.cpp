@@ -439,79 +439,87 @@ struct Builder {
         return false;
       }
       if (t == "decorated_definition") {
-        std::vector<TSNode> decs;
-        for (TSNode c : named_children_of(n))
-          if (is_type(c, "decorator")) {
-            TSNode e = ts_node_named_child(c, 0);
-            if (!ts_node_is_null(e)) decs.push_back(e);
-          }
-        TSNode def = field_of(n, "definition");
-        if (!ts_node_is_null(def)) decorators_of[node_key(def)] = std::move(decs);
+        record_decorators(n);
         return true;
       }
-      if (t == "function_definition") {
-        on_function(n, cur);
-        stack.push_back({depth, m.finfo.back().scope});
-        return true;
-      }
-      if (t == "class_definition") {
-        on_class(n, cur);
-        stack.push_back({depth, m.cinfo.back().scope});
-        return true;
-      }
-      if (t == "lambda") {
-        int s = new_scope(Scope::Kind::lambda, cur, n, m.scopes[cur].prefix);
-        for (TSNode p : named_children_of(field_of(n, "parameters"))) {
-          TSNode id = param_identifier(p);
-          if (!ts_node_is_null(id)) bind_unknown(id, s, 0);
-        }
+      if (const int s = open_scope(n, t, cur); s >= 0) {
         stack.push_back({depth, s});
         return true;
       }
-      if (is_scope_type(t)) {
-        int s = new_scope(Scope::Kind::comprehension, cur, n, m.scopes[cur].prefix);
-        for (TSNode c : named_children_of(n))
-          if (is_type(c, "for_in_clause")) bind_pattern_unknown(field_of(c, "left"), s, 0);
-        stack.push_back({depth, s});
-        return true;
-      }
-      if (t == "assignment") {
-        on_assignment(n, cur);
-        return true;
-      }
-      if (t == "augmented_assignment") {
-        on_augmented(n, cur);
-        return true;
-      }
-      if (t == "named_expression") {
-        TSNode name = field_of(n, "name");
-        if (!ts_node_is_null(name)) bind_value(ident(name), field_of(n, "value"), walrus_scope(cur), ts_node_end_byte(n));
-        return true;
-      }
-      if (t == "for_statement") {
-        bind_pattern_unknown(field_of(n, "left"), cur, ts_node_start_byte(n));
-        return true;
-      }
-      if (t == "as_pattern") {
-        bind_pattern_unknown(field_of(n, "alias"), cur, ts_node_end_byte(n));
-        return true;
-      }
-      if (t == "global_statement" || t == "nonlocal_statement") {
-        for (TSNode c : named_children_of(n))
-          if (is_type(c, "identifier"))
-            (t == "global_statement" ? m.scopes[cur].globals : m.scopes[cur].nonlocals).insert(ident(c));
-        return false;
-      }
-      return true;
+      return on_binding(n, t, cur);
     });
+    index_scopes();
+  }
 
+  void record_decorators(TSNode n) {
+    std::vector<TSNode> decs;
+    for (TSNode c : named_children_of(n))
+      if (is_type(c, "decorator")) {
+        TSNode e = ts_node_named_child(c, 0);
+        if (!ts_node_is_null(e)) decs.push_back(e);
+      }
+    TSNode def = field_of(n, "definition");
+    if (!ts_node_is_null(def)) decorators_of[node_key(def)] = std::move(decs);
+  }
+
+  // The scope a def, class, lambda or comprehension opens (its parameters
+  // and loop targets bound), or -1 for any other node.
+  int open_scope(TSNode n, std::string_view t, int cur) {
+    if (t == "function_definition") {
+      on_function(n, cur);
+      return m.finfo.back().scope;
+    }
+    if (t == "class_definition") {
+      on_class(n, cur);
+      return m.cinfo.back().scope;
+    }
+    if (t == "lambda") {
+      int s = new_scope(Scope::Kind::lambda, cur, n, m.scopes[cur].prefix);
+      for (TSNode p : named_children_of(field_of(n, "parameters"))) {
+        TSNode id = param_identifier(p);
+        if (!ts_node_is_null(id)) bind_unknown(id, s, 0);
+      }
+      return s;
+    }
+    if (is_scope_type(t)) {
+      int s = new_scope(Scope::Kind::comprehension, cur, n, m.scopes[cur].prefix);
+      for (TSNode c : named_children_of(n))
+        if (is_type(c, "for_in_clause")) bind_pattern_unknown(field_of(c, "left"), s, 0);
+      return s;
+    }
+    return -1;
+  }
+
+  // Binds what a statement binds in scope `cur`; whether to walk its children.
+  bool on_binding(TSNode n, std::string_view t, int cur) {
+    if (t == "assignment") {
+      on_assignment(n, cur);
+    } else if (t == "augmented_assignment") {
+      on_augmented(n, cur);
+    } else if (t == "named_expression") {
+      TSNode name = field_of(n, "name");
+      if (!ts_node_is_null(name)) bind_value(ident(name), field_of(n, "value"), walrus_scope(cur), ts_node_end_byte(n));
+    } else if (t == "for_statement") {
+      bind_pattern_unknown(field_of(n, "left"), cur, ts_node_start_byte(n));
+    } else if (t == "as_pattern") {
+      bind_pattern_unknown(field_of(n, "alias"), cur, ts_node_end_byte(n));
+    } else if (t == "global_statement" || t == "nonlocal_statement") {
+      for (TSNode c : named_children_of(n))
+        if (is_type(c, "identifier"))
+          (t == "global_statement" ? m.scopes[cur].globals : m.scopes[cur].nonlocals).insert(ident(c));
+      return false;
+    }
+    return true;
+  }
+
+  // Scopes in source order, functions by qualified name, and the names read
+  // inside each function (for reachability).
+  void index_scopes() {
     m.scopes_by_start.resize(m.scopes.size());
     for (size_t i = 0; i < m.scopes.size(); ++i) m.scopes_by_start[i] = static_cast<int>(i);
     std::stable_sort(m.scopes_by_start.begin(), m.scopes_by_start.end(),
                      [&](int a, int b) { return m.scopes[a].start < m.scopes[b].start; });
     for (size_t i = 0; i < m.functions.size(); ++i) m.function_by_qualified.emplace(m.functions[i].qualified_name, i);
-
-    // Names read inside functions, for reachability.
     for (auto& [n, called] : refs) {
       for (int s = m.scope_at(ts_node_start_byte(n)); s >= 0; s = m.scopes[s].parent)
         if (m.scopes[s].function_index >= 0) {
