@@ -161,8 +161,15 @@ class DynamicCodeCheck : public Check {
                  rules::Confidence::medium);
       }
     }
+    report_namespace_reads(m, sink);
+  }
 
-    // sys.modules, torch.__dict__[...] and globals()[...] lookups.
+  // sys.modules, torch.__dict__[...] and globals()[...] lookups.
+  void report_namespace_reads(const Module& m, FindingSink& sink) const {
+    auto report = [&](Node at, const std::string& msg, const std::string& symbol,
+                      std::optional<rules::Confidence> conf = std::nullopt) {
+      sink.report(kInfo, m.file(), at.line(), at.column(), msg, symbol, conf, std::nullopt);
+    };
     m.walk([&](Node n) {
       const auto t = n.type();
       if (t == "import_statement" || t == "import_from_statement") return false;

@@ -208,7 +208,15 @@ class ForeignFileAccessCheck : public Check {
                rules::Confidence::medium);
       }
     }
+    report_harness_imports(m, sink);
+  }
 
+  // Imports of the problem's or the harness's modules, and import paths that
+  // reach outside the submission's folder.
+  void report_harness_imports(const Module& m, FindingSink& sink) const {
+    auto report = [&](Node at, const std::string& msg, const std::string& symbol, rules::Confidence conf) {
+      sink.report(kInfo, m.file(), at.line(), at.column(), msg + reach_note(m.reach_of(at)) + ".", symbol, conf);
+    };
     // import shapes, from reference import Model: judged by what the names do.
     // Each costs a few walks of the file; past kImportBudget such imports
     // the rest are reported high without being followed.
