@@ -67,18 +67,47 @@ ReferenceOps reference_ops(const python::Module& reference) {
   return ops;
 }
 
+namespace {
+
+// One matrix product under its spellings: `x @ w` is torch.matmul, and a
+// 2-D or batched matmul is the GEMM torch.mm or torch.bmm launches. A
+// reference that uses one spelling bans the others too, else a fig-leaf
+// around torch.matmul passes a reference written with `@`.
+const std::set<std::string> kMatmulOps = {"torch.matmul", "torch.linalg.matmul", "torch.mm", "torch.bmm"};
+const std::set<std::string> kMatmulMethods = {"matmul", "mm", "bmm", "__matmul__", "__rmatmul__", "__imatmul__"};
+
+bool computes_matmul(const ReferenceOps& ops) {
+  if (ops.matmul_operator) return true;
+  for (const auto& q : ops.python_ops)
+    if (kMatmulOps.count(q)) return true;
+  for (const auto& m : ops.tensor_methods)
+    if (kMatmulMethods.count(m)) return true;
+  return false;
+}
+
+}  // namespace
+
 void add_reference_ops(rules::RulePack& pack, const ReferenceOps& ops) {
-  for (const auto& q : ops.python_ops) {
+  ReferenceOps all = ops;
+  const bool matmul = computes_matmul(ops);
+  if (matmul) {
+    for (const auto& q : kMatmulOps) add(all.python_ops, q);
+    for (const char* m : {"matmul", "mm", "bmm"}) add(all.tensor_methods, m);
+  }
+  for (const auto& q : all.python_ops) {
     add(pack.banned_python_ops, q);
     add(pack.reference_ops, q);
   }
-  for (const auto& m : ops.tensor_methods) {
+  for (const auto& m : all.tensor_methods) {
     add(pack.banned_tensor_methods, m);
     add(pack.reference_ops, "torch.Tensor." + m);
   }
-  if (ops.matmul_operator && !pack.matmul_operator_banned) {
+  if (matmul && !pack.matmul_operator_banned) {
     pack.matmul_operator_banned = true;
-    add(pack.reference_ops, "operator.matmul");
+    // The symbols banned-call reports the operator and its dunders under.
+    for (const char* s : {"operator.matmul", "@", "@=", "torch.Tensor.__matmul__", "torch.Tensor.__rmatmul__",
+                          "torch.Tensor.__imatmul__"})
+      add(pack.reference_ops, s);
   }
 }
 

@@ -27,7 +27,8 @@ const CheckInfo kInfo{
     "x.topk(), the `@` operator, a torch.ops.aten overload, an nn.Linear module that is called, or from "
     "C++/CUDA a cuBLAS, cuBLASLt, cuDNN, ATen or thrust/cub sort symbol. A problem that names no forbidden "
     "ops (KernelBench's one-file problems) bans, as leads, the ops its own reference's forward computes with "
-    "(F.conv2d, an nn.Conv2d it calls, torch.relu, x.sum(), the `@` operator), leaving out shape, dtype and "
+    "(F.conv2d, an nn.Conv2d it calls, torch.relu, x.sum(), the `@` operator; a matrix product under each of "
+    "its spellings: `@`, torch.matmul, torch.mm, torch.bmm, x.matmul()), leaving out shape, dtype and "
     "allocation plumbing (view, to, empty, cat...): the reference's own op around a fig-leaf kernel is the "
     "library doing the work. Aliases are followed (`from torch "
     "import matmul as mm`, `mm = torch.matmul`, `getattr(torch, \"mat\" + \"mul\")`, macros such as "
@@ -281,8 +282,8 @@ class BannedCallCheck : public Check {
           Node op = n.field("operator");
           if (op.valid() && (op.text() == "@" || op.text() == "@="))
             report_py(m, sink, n,
-                      "the `" + std::string(op.text()) + "` operator is a matrix multiply (torch.matmul), which the "
-                      "rule pack bans",
+                      "the `" + std::string(op.text()) + "` operator is a matrix multiply (torch.matmul), " +
+                          why_banned(r, std::string(op.text())),
                       std::string(op.text()));
         }
         return true;

@@ -6,10 +6,16 @@ and every listed file exists, that each file starts with a comment saying what
 it is (and that the comment's first word agrees with the labelled integrity
 and result), that finding ids are the analyzer's fixed ids, that every
 problem has a clean submission and that every pattern the issue names is
-covered. Exit status 0 when all holds; prints "N passed, M failed".
+covered. A problem folder is in KernelBench-Hard's layout (problem.yaml,
+shapes.py, reference.py and a rule pack rules/packs/<name>.json) or in
+KernelBench's (one .py with Model, get_inputs and get_init_inputs, as
+rules/problem.cpp finds it; no rule pack, so that the ops its reference
+computes with are the bans). Exit status 0 when all holds; prints
+"N passed, M failed".
 
   python3 kernels/corpus/check_manifest.py
 """
+import ast
 import json
 import os
 import sys
@@ -62,6 +68,21 @@ FIRST_WORD = {("clean", "correct"): "Clean", ("benchmark-aware", None): "Benchma
               ("cheat", None): "Cheat", ("clean", "incorrect"): "Incorrect", ("clean", "error"): "Error"}
 
 
+def kernelbench_file(problem_dir):
+    """The one .py of a problem folder in KernelBench's layout (no
+    problem.yaml; rules/problem.cpp's rule), else None."""
+    if not os.path.isdir(problem_dir) or os.path.exists(os.path.join(problem_dir, "problem.yaml")):
+        return None
+    files = [f for f in os.listdir(problem_dir) if f.endswith(".py") and f != "solution.py"]
+    return os.path.join(problem_dir, files[0]) if len(files) == 1 else None
+
+
+def top_level_names(path):
+    with open(path) as f:
+        tree = ast.parse(f.read())
+    return {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+
+
 def main():
     with open(os.path.join(ROOT, "kernels", "corpus", "manifest.json")) as f:
         doc = json.load(f)
@@ -89,7 +110,8 @@ def main():
     for e in entries:
         p = e["path"]
         check(os.path.isfile(os.path.join(ROOT, p)), f"{p} exists")
-        check(os.path.isfile(os.path.join(ROOT, e["problem"], "problem.yaml")), f"{p}: problem {e['problem']} exists")
+        check(os.path.isfile(os.path.join(ROOT, e["problem"], "problem.yaml")) or
+              kernelbench_file(os.path.join(ROOT, e["problem"])) is not None, f"{p}: problem {e['problem']} exists")
         check(p.split("/")[2] == os.path.basename(e["problem"]), f"{p}: lives under its problem's folder")
         problems.add(e["problem"])
         check(e["result"] in ("correct", "incorrect", "error"), f"{p}: result")
@@ -115,9 +137,18 @@ def main():
         rel = f"kernels/problems/{prob}"
         check(any(e["problem"] == rel and e["integrity"] == "clean" and e["result"] == "correct" for e in entries),
               f"{rel} has a clean, correct submission")
+        pack = os.path.join(ROOT, "rules", "packs", prob + ".json")
+        single = kernelbench_file(os.path.join(ROOT, rel))
+        if single:
+            names = top_level_names(single)
+            for name in ("Model", "get_inputs", "get_init_inputs"):
+                check(name in names, f"{rel}: KernelBench file {os.path.basename(single)} defines {name}")
+            check(not os.path.isfile(pack), f"{rel}: a KernelBench problem has no rules/packs/{prob}.json "
+                                            "(its reference's ops are its bans)")
+            continue
         for f in ("problem.yaml", "shapes.py", "reference.py"):
             check(os.path.isfile(os.path.join(ROOT, rel, f)), f"{rel}/{f} exists")
-        check(os.path.isfile(os.path.join(ROOT, "rules", "packs", prob + ".json")), f"rules/packs/{prob}.json exists")
+        check(os.path.isfile(pack), f"rules/packs/{prob}.json exists")
     text = [(e["pattern"] + " " + e["path"]) for e in entries]
     for name, words in REQUIRED_PATTERNS.items():
         check(any(w in t for t in text for w in words), f"pattern covered: {name}")

@@ -195,6 +195,21 @@ TEST(HarnessSniffing, KnobsThatPickConfigurationsAreLow) {
     }
   EXPECT_EQ(notes, 1u);
 }
+// A KernelBench reference that spells its product `x @ w` bans every
+// spelling of it as a lead (analyzer/reference_ops.cpp): torch.matmul, torch.mm,
+// x.matmul and the operator itself are medium, for the trace to settle.
+TEST(ReferenceOps, EveryMatmulSpellingIsALead) {
+  const fs::path dir = fs::path(KAUDIT_SOURCE_DIR) / "tests" / "analyzer" / "checks" / "banned-call";
+  const auto& an = analyzer_for((dir / "../../../../kernels/problems/kb_gemm_gelu").string());
+  size_t leads = 0;
+  for (const auto& f : an.analyze_file(dir / "reference_ops_matmul_spellings.py")) {
+    if (f.id != "banned-call") continue;
+    ++leads;
+    EXPECT_EQ(f.confidence, kaudit::rules::Confidence::medium) << f.message;
+    EXPECT_NE(f.message.find("the problem's reference computes with"), std::string::npos) << f.message;
+  }
+  EXPECT_EQ(leads, 4u);
+}
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(Expectation);
 
 }  // namespace

@@ -32,6 +32,7 @@ CHEATS = [
     "topk/aware_timing_in_timed_calls.py",        # self-timing inside timed calls
     "w4a16_gemm/cheat_fingerprint_memo.py",       # work skipped on repeated inputs, seen in the trace
     "kda_chunked/aware_truncated_recurrence.py",  # exact only for the generator's fast-forgetting decays (input-ends)
+    "kb_gemm_gelu/cheat_figleaf_gelu_after_matmul.py",  # fig-leaf kernel beside cuBLAS (library-does-the-work)
 ]
 
 

