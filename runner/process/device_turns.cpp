@@ -22,45 +22,61 @@ void DeviceTurns::Turn::release() {
   kind_ = Kind::none;
 }
 
+bool DeviceTurns::asked_before(const std::set<std::uint64_t>& waiting, std::uint64_t ticket) {
+  return !waiting.empty() && *waiting.begin() < ticket;
+}
+
 DeviceTurns::Turn DeviceTurns::shared() {
   std::unique_lock lock(mutex_);
-  changed_.wait(lock, [&] { return !exclusive_held_ && exclusive_waiting_ == 0; });
+  const std::uint64_t ticket = next_ticket_++;
+  shared_waiting_.insert(ticket);
+  changed_.wait(lock, [&] { return !exclusive_held_ && !asked_before(exclusive_waiting_, ticket); });
+  shared_waiting_.erase(ticket);
   ++sharing_;
   return Turn(this, Kind::shared);
 }
 
 DeviceTurns::Turn DeviceTurns::exclusive() {
   std::unique_lock lock(mutex_);
-  ++exclusive_waiting_;
-  changed_.wait(lock, [&] { return !exclusive_held_ && sharing_ == 0; });
-  --exclusive_waiting_;
+  const std::uint64_t ticket = next_ticket_++;
+  exclusive_waiting_.insert(ticket);
+  changed_.wait(lock, [&] {
+    return !exclusive_held_ && sharing_ == 0 && !asked_before(exclusive_waiting_, ticket) &&
+           !asked_before(shared_waiting_, ticket);
+  });
+  exclusive_waiting_.erase(ticket);
   exclusive_held_ = true;
   return Turn(this, Kind::exclusive);
 }
 
 DeviceTurns::Turn DeviceTurns::try_shared() {
   std::lock_guard lock(mutex_);
-  if (exclusive_held_ || exclusive_waiting_ > 0) return Turn();
+  if (exclusive_held_ || !exclusive_waiting_.empty()) return Turn();
   ++sharing_;
   return Turn(this, Kind::shared);
 }
 
 DeviceTurns::Turn DeviceTurns::try_exclusive() {
   std::lock_guard lock(mutex_);
-  if (exclusive_held_ || sharing_ > 0) return Turn();
+  if (exclusive_held_ || sharing_ > 0 || !shared_waiting_.empty() || !exclusive_waiting_.empty()) return Turn();
   exclusive_held_ = true;
   return Turn(this, Kind::exclusive);
 }
 
 int DeviceTurns::exclusive_waiting() {
   std::lock_guard lock(mutex_);
-  return exclusive_waiting_;
+  return static_cast<int>(exclusive_waiting_.size());
+}
+
+int DeviceTurns::shared_waiting() {
+  std::lock_guard lock(mutex_);
+  return static_cast<int>(shared_waiting_.size());
 }
 
 bool DeviceTurns::yield_to_timing(Turn& turn) {
   if (turn.owner_ != this || turn.kind() != Kind::shared || exclusive_waiting() == 0) return false;
   turn.release();
-  turn = shared();  // waits while a timing turn is held or waited for
+  turn = shared();  // waits for the timing turns asked for before it
   return true;
 }
 

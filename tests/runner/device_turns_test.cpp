@@ -48,6 +48,36 @@ TEST(DeviceTurns, WaitingTimingTurnGoesBeforeNewSharedTurns) {
   EXPECT_EQ(turns.try_shared().kind(), Kind::shared);
 }
 
+// Timing goes before untimed work that asks after it, not before untimed
+// work that was waiting first: else, with several runs timing one after
+// another (each asking for its next mode while another times), a run waiting
+// for a shared turn for its first call waits for as long as any run times
+// (session 17, on six jobs: a MoE run held 300 s at its first correctness call).
+TEST(DeviceTurns, AnUntimedTurnIsNotStarvedByAStreamOfTimingTurns) {
+  DeviceTurns turns;
+  DeviceTurns::Turn timing_a = turns.exclusive();
+  std::atomic<int> order{0}, untimed_at{0}, timing_b_at{0};
+  std::atomic<bool> release_untimed{false};
+  std::thread untimed([&] {
+    DeviceTurns::Turn t = turns.shared();
+    untimed_at = ++order;
+    while (!release_untimed) std::this_thread::yield();
+  });
+  while (turns.shared_waiting() == 0) std::this_thread::yield();  // it waits behind timing_a
+  std::thread timing_b([&] {
+    DeviceTurns::Turn t = turns.exclusive();
+    timing_b_at = ++order;
+  });
+  while (turns.exclusive_waiting() == 0) std::this_thread::yield();  // timing_b asked after it
+  timing_a.release();
+  while (order.load() == 0) std::this_thread::yield();
+  EXPECT_EQ(untimed_at.load(), 1) << "the untimed turn that waited first must go first";
+  release_untimed = true;
+  untimed.join();
+  timing_b.join();
+  EXPECT_EQ(timing_b_at.load(), 2);
+}
+
 TEST(DeviceTurns, MovedTurnIsGivenBackOnce) {
   DeviceTurns turns;
   DeviceTurns::Turn a = turns.exclusive();
