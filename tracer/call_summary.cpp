@@ -10,6 +10,42 @@ double CallSummary::own_share() const {
   return gpu_ns == 0 ? 0.0 : static_cast<double>(own_ns) / static_cast<double>(gpu_ns);
 }
 
+namespace {
+
+// Foreign work: kernels of other calls (or none) overlapping a call's
+// interval. Kernels are sorted by start; only those starting within the
+// longest kernel's duration before the call can overlap it.
+void count_foreign_kernels(const Process& process, std::vector<CallSummary>& out) {
+  uint64_t longest = 0;
+  for (const Kernel& k : process.kernels) longest = std::max(longest, k.duration());
+  for (CallSummary& s : out) {
+    if (s.begin == 0 || s.end == 0) continue;
+    const uint64_t from = s.begin > longest ? s.begin - longest : 0;
+    auto it = std::lower_bound(process.kernels.begin(), process.kernels.end(), from,
+                               [](const Kernel& k, uint64_t t) { return k.start < t; });
+    for (; it != process.kernels.end() && it->start < s.end; ++it)
+      if (it->call != s.call && it->end > s.begin && it->start != 0) ++s.foreign_kernels;
+  }
+}
+
+// The time the GPU was busy with a call's work: the union of its intervals.
+void add_busy_time(CallSummary& s, std::vector<std::pair<uint64_t, uint64_t>>& list) {
+  std::sort(list.begin(), list.end());
+  s.first_start = list.front().first;
+  uint64_t run_start = list.front().first, run_end = list.front().second;
+  for (const auto& [a, b] : list) {
+    if (a > run_end) {
+      s.busy_ns += run_end - run_start;
+      run_start = a;
+    }
+    run_end = std::max(run_end, b);
+  }
+  s.busy_ns += run_end - run_start;
+  s.last_end = run_end;
+}
+
+}  // namespace
+
 std::vector<CallSummary> summarize_calls(const Process& process, const Families& families) {
   std::vector<CallSummary> out;
   std::unordered_map<uint32_t, size_t> index_of;
@@ -91,34 +127,8 @@ std::vector<CallSummary> summarize_calls(const Process& process, const Families&
     for (uint32_t child : children[l.corr]) seen = seen || recorded.count(child) != 0;
     if (!seen) ++s.unrecorded_launches;
   }
-  // Foreign work: kernels of other calls (or none) overlapping a call's
-  // interval. Kernels are sorted by start; only those starting within the
-  // longest kernel's duration before the call can overlap it.
-  uint64_t longest = 0;
-  for (const Kernel& k : process.kernels) longest = std::max(longest, k.duration());
-  for (CallSummary& s : out) {
-    if (s.begin == 0 || s.end == 0) continue;
-    const uint64_t from = s.begin > longest ? s.begin - longest : 0;
-    auto it = std::lower_bound(process.kernels.begin(), process.kernels.end(), from,
-                               [](const Kernel& k, uint64_t t) { return k.start < t; });
-    for (; it != process.kernels.end() && it->start < s.end; ++it)
-      if (it->call != s.call && it->end > s.begin && it->start != 0) ++s.foreign_kernels;
-  }
-  for (auto& [summary, list] : intervals) {
-    std::sort(list.begin(), list.end());
-    CallSummary& s = *summary;
-    s.first_start = list.front().first;
-    uint64_t run_start = list.front().first, run_end = list.front().second;
-    for (const auto& [a, b] : list) {
-      if (a > run_end) {
-        s.busy_ns += run_end - run_start;
-        run_start = a;
-      }
-      run_end = std::max(run_end, b);
-    }
-    s.busy_ns += run_end - run_start;
-    s.last_end = run_end;
-  }
+  count_foreign_kernels(process, out);
+  for (auto& [summary, list] : intervals) add_busy_time(*summary, list);
   if (any_outside) out.push_back(std::move(outside));
   return out;
 }

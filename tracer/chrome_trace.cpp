@@ -51,8 +51,10 @@ std::string short_kernel_name(const Kernel& kernel) {
   return name;
 }
 
-json chrome_trace(const Trace& trace, const Families& families) {
-  // Times are microseconds from the earliest timestamp in the trace.
+namespace {
+
+// The earliest timestamp in the trace (0 when it has none).
+uint64_t earliest_time(const Trace& trace) {
   uint64_t t0 = std::numeric_limits<uint64_t>::max();
   auto seen = [&](uint64_t t) {
     if (t != 0) t0 = std::min(t0, t);
@@ -63,7 +65,57 @@ json chrome_trace(const Trace& trace, const Families& families) {
     for (const Launch& l : p.launches) seen(l.enter);
     for (const Call& c : p.calls) seen(c.begin);
   }
-  if (t0 == std::numeric_limits<uint64_t>::max()) t0 = 0;
+  return t0 == std::numeric_limits<uint64_t>::max() ? 0 : t0;
+}
+
+// What a kernel's event shows when selected: its library, family and launch.
+json kernel_args(const Process& p, const Kernel& k, const Families& families) {
+  const Launcher* who = p.launcher(k.launcher);
+  const LibraryMatch lib = families.library_of(who != nullptr ? who->object : "", k.display_name());
+  json args = {{"kernel", k.display_name()},
+               {"library", lib.name},
+               {"role", to_string(lib.role)},
+               {"family", families.family_of(k.display_name())},
+               {"call", k.call},
+               {"corr", k.corr},
+               {"grid", k.grid},
+               {"block", k.block},
+               {"registers", k.regs},
+               {"shared_memory", k.smem_static + k.smem_dynamic}};
+  if (who != nullptr) args["launcher"] = who->object;
+  if (k.graph != 0) {
+    args["graph"] = k.graph;
+    args["graph_node"] = k.graph_node;
+  }
+  return args;
+}
+
+// The harness's calls on the host's "calls" row; a call that never ended
+// reaches to the process's last kernel.
+template <typename ToUs>
+void add_call_events(const Process& p, int host, const ToUs& us, json& events) {
+  uint64_t last = 0;
+  for (const Kernel& k : p.kernels) last = std::max(last, k.end);
+  for (const Call& c : p.calls) {
+    if (c.begin == 0) continue;
+    const uint64_t end = c.end != 0 ? c.end : std::max(last, c.begin);
+    events.push_back({{"ph", "X"},
+                      {"cat", "call"},
+                      {"name", call_label(c)},
+                      {"pid", host},
+                      {"tid", 0},
+                      {"ts", us(c.begin)},
+                      {"dur", us(end) - us(c.begin)},
+                      {"args", {{"call", c.id}, {"phase", c.phase}, {"shape", c.shape}, {"mode", c.mode},
+                                {"index", c.index}, {"ended", c.end != 0}}}});
+  }
+}
+
+}  // namespace
+
+json chrome_trace(const Trace& trace, const Families& families) {
+  // Times are microseconds from the earliest timestamp in the trace.
+  const uint64_t t0 = earliest_time(trace);
   auto us = [&](uint64_t t) { return t > t0 ? static_cast<double>(t - t0) / 1000.0 : 0.0; };
 
   json events = json::array();
@@ -86,21 +138,7 @@ json chrome_trace(const Trace& trace, const Families& families) {
     std::set<std::pair<uint32_t, uint32_t>> streams;
     std::set<uint32_t> threads;
 
-    uint64_t last = 0;
-    for (const Kernel& k : p.kernels) last = std::max(last, k.end);
-    for (const Call& c : p.calls) {
-      if (c.begin == 0) continue;
-      const uint64_t end = c.end != 0 ? c.end : std::max(last, c.begin);
-      events.push_back({{"ph", "X"},
-                        {"cat", "call"},
-                        {"name", call_label(c)},
-                        {"pid", host},
-                        {"tid", 0},
-                        {"ts", us(c.begin)},
-                        {"dur", us(end) - us(c.begin)},
-                        {"args", {{"call", c.id}, {"phase", c.phase}, {"shape", c.shape}, {"mode", c.mode},
-                                  {"index", c.index}, {"ended", c.end != 0}}}});
-    }
+    add_call_events(p, host, us, events);
     std::map<uint32_t, const Launch*> launch_by_corr;
     for (const Launch& l : p.launches) {
       launch_by_corr[l.corr] = &l;
@@ -134,23 +172,6 @@ json chrome_trace(const Trace& trace, const Families& families) {
       if (k.start == 0 || k.end == 0) continue;
       devices.insert(k.device);
       streams.insert({k.device, k.stream});
-      const Launcher* who = p.launcher(k.launcher);
-      const LibraryMatch lib = families.library_of(who != nullptr ? who->object : "", k.display_name());
-      json args = {{"kernel", k.display_name()},
-                   {"library", lib.name},
-                   {"role", to_string(lib.role)},
-                   {"family", families.family_of(k.display_name())},
-                   {"call", k.call},
-                   {"corr", k.corr},
-                   {"grid", k.grid},
-                   {"block", k.block},
-                   {"registers", k.regs},
-                   {"shared_memory", k.smem_static + k.smem_dynamic}};
-      if (who != nullptr) args["launcher"] = who->object;
-      if (k.graph != 0) {
-        args["graph"] = k.graph;
-        args["graph_node"] = k.graph_node;
-      }
       events.push_back({{"ph", "X"},
                         {"cat", "kernel"},
                         {"name", short_kernel_name(k)},
@@ -158,7 +179,7 @@ json chrome_trace(const Trace& trace, const Families& families) {
                         {"tid", k.stream},
                         {"ts", us(k.start)},
                         {"dur", us(k.end) - us(k.start)},
-                        {"args", std::move(args)}});
+                        {"args", kernel_args(p, k, families)}});
       flow(k.corr, gpu_pid(k.device), k.stream, k.start);
     }
     for (const Transfer& t : p.transfers) {

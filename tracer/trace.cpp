@@ -249,6 +249,42 @@ json list_json(const std::vector<T>& items) {
 }
 
 // ---- joining and loss accounting, once every line of a journal is read
+// What the journal lost, as notes: launches without a kernel record, kernels
+// without an end, dropped records, an ending without the exit flush.
+void note_losses(Process& p, const std::unordered_map<uint32_t, size_t>& records_by_root) {
+  // Launches that should have produced a kernel and did not: a second CUPTI
+  // client took the activity stream, records were dropped, or the process
+  // ended before they were delivered.
+  size_t missing = 0;
+  for (const Launch& l : p.launches) {
+    if (l.parent != 0 || l.captured || l.status != 0) continue;
+    const bool kernel_api = l.api.find("Launch") != std::string::npos;
+    if (kernel_api && records_by_root.find(l.corr) == records_by_root.end()) ++missing;
+  }
+  size_t unfinished = 0;
+  for (const Kernel& k : p.kernels)
+    if (k.start == 0 || k.end == 0) ++unfinished;
+
+  if (p.cupti_seen && p.end_reason.empty())
+    p.notes.push_back({"loss", "the process ended without the tracer's exit flush (os._exit, a crash or a kill): "
+                               "records after the last periodic flush are missing"});
+  if (p.end_reason == "signal")
+    p.notes.push_back({"loss", "the process died of signal " + std::to_string(p.end_signal) +
+                                   ": records not yet delivered by CUPTI are missing"});
+  if (p.dropped > 0)
+    p.notes.push_back({"loss", "CUPTI dropped " + std::to_string(p.dropped) + " activity records"});
+  if (missing > 0)
+    p.notes.push_back({"loss", std::to_string(missing) +
+                                   " launches have no kernel record: another CUPTI client (such as torch.profiler) "
+                                   "took the activity stream, or the records were lost"});
+  if (unfinished > 0)
+    p.notes.push_back({"loss", std::to_string(unfinished) +
+                                   " kernel records are incomplete (the kernel had not finished when the process "
+                                   "ended)"});
+  if (!p.cupti_seen && !p.calls.empty())
+    p.notes.push_back({"info", "CUDA was never initialised in this process: the calls it marked ran no GPU work"});
+}
+
 void join(Process& p, std::unordered_map<uint64_t, uint64_t>& clone_of) {
   std::unordered_map<uint32_t, const Launch*> by_corr;
   for (const Launch& l : p.launches) by_corr[l.corr] = &l;
@@ -324,37 +360,7 @@ void join(Process& p, std::unordered_map<uint64_t, uint64_t>& clone_of) {
     }
   }
 
-  // Launches that should have produced a kernel and did not: a second CUPTI
-  // client took the activity stream, records were dropped, or the process
-  // ended before they were delivered.
-  size_t missing = 0;
-  for (const Launch& l : p.launches) {
-    if (l.parent != 0 || l.captured || l.status != 0) continue;
-    const bool kernel_api = l.api.find("Launch") != std::string::npos;
-    if (kernel_api && records_by_root.find(l.corr) == records_by_root.end()) ++missing;
-  }
-  size_t unfinished = 0;
-  for (const Kernel& k : p.kernels)
-    if (k.start == 0 || k.end == 0) ++unfinished;
-
-  if (p.cupti_seen && p.end_reason.empty())
-    p.notes.push_back({"loss", "the process ended without the tracer's exit flush (os._exit, a crash or a kill): "
-                               "records after the last periodic flush are missing"});
-  if (p.end_reason == "signal")
-    p.notes.push_back({"loss", "the process died of signal " + std::to_string(p.end_signal) +
-                                   ": records not yet delivered by CUPTI are missing"});
-  if (p.dropped > 0)
-    p.notes.push_back({"loss", "CUPTI dropped " + std::to_string(p.dropped) + " activity records"});
-  if (missing > 0)
-    p.notes.push_back({"loss", std::to_string(missing) +
-                                   " launches have no kernel record: another CUPTI client (such as torch.profiler) "
-                                   "took the activity stream, or the records were lost"});
-  if (unfinished > 0)
-    p.notes.push_back({"loss", std::to_string(unfinished) +
-                                   " kernel records are incomplete (the kernel had not finished when the process "
-                                   "ended)"});
-  if (!p.cupti_seen && !p.calls.empty())
-    p.notes.push_back({"info", "CUDA was never initialised in this process: the calls it marked ran no GPU work"});
+  note_losses(p, records_by_root);
 }
 
 void sort_by_time(Process& p) {

@@ -776,6 +776,44 @@ bool Module::Impl::fold_subscript(TSNode n, int line, FoldContext& ctx, Folded& 
 
 // ---- integers ---------------------------------------------------------------
 
+namespace {
+
+// Python's integer operator `op` on a and b, or none where it overflows a
+// long long or is undefined (division by zero, a negative shift).
+std::optional<long long> int_binary(std::string_view op, long long a, long long b) {
+  long long r = 0;
+  if (op == "+") return __builtin_add_overflow(a, b, &r) ? std::nullopt : std::optional<long long>(r);
+  if (op == "-") return __builtin_sub_overflow(a, b, &r) ? std::nullopt : std::optional<long long>(r);
+  if (op == "*") return __builtin_mul_overflow(a, b, &r) ? std::nullopt : std::optional<long long>(r);
+  if (op == "//" || op == "%") {
+    if (b == 0 || (a == LLONG_MIN && b == -1)) return std::nullopt;
+    long long q = a / b, m = a % b;
+    if (m != 0 && ((m < 0) != (b < 0))) {  // Python floors
+      --q;
+      m += b;
+    }
+    return op == "//" ? q : m;
+  }
+  if (op == "**") {
+    if (b < 0 || b > 64) return std::nullopt;
+    r = 1;
+    for (long long i = 0; i < b; ++i)
+      if (__builtin_mul_overflow(r, a, &r)) return std::nullopt;
+    return r;
+  }
+  if (op == "<<") {
+    if (b < 0 || b > 62 || a < 0 || (a >> (62 - b)) != 0) return std::nullopt;
+    return a << b;
+  }
+  if (op == ">>") return b < 0 ? std::nullopt : std::optional<long long>(b > 63 ? (a < 0 ? -1 : 0) : a >> b);
+  if (op == "&") return a & b;
+  if (op == "|") return a | b;
+  if (op == "^") return a ^ b;
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<long long> Module::Impl::fold_int(TSNode n, FoldContext& ctx) const {
   NestGuard guard;
   Depth depth(ctx.depth);
@@ -799,35 +837,7 @@ std::optional<long long> Module::Impl::fold_int(TSNode n, FoldContext& ctx) cons
     if (!a) return std::nullopt;
     auto b = fold_int(field_of(n, "right"), ctx);
     if (!b) return std::nullopt;
-    long long r = 0;
-    if (op == "+") return __builtin_add_overflow(*a, *b, &r) ? std::nullopt : std::optional<long long>(r);
-    if (op == "-") return __builtin_sub_overflow(*a, *b, &r) ? std::nullopt : std::optional<long long>(r);
-    if (op == "*") return __builtin_mul_overflow(*a, *b, &r) ? std::nullopt : std::optional<long long>(r);
-    if (op == "//" || op == "%") {
-      if (*b == 0 || (*a == LLONG_MIN && *b == -1)) return std::nullopt;
-      long long q = *a / *b, m = *a % *b;
-      if (m != 0 && ((m < 0) != (*b < 0))) {  // Python floors
-        --q;
-        m += *b;
-      }
-      return op == "//" ? q : m;
-    }
-    if (op == "**") {
-      if (*b < 0 || *b > 64) return std::nullopt;
-      r = 1;
-      for (long long i = 0; i < *b; ++i)
-        if (__builtin_mul_overflow(r, *a, &r)) return std::nullopt;
-      return r;
-    }
-    if (op == "<<") {
-      if (*b < 0 || *b > 62 || *a < 0 || (*a >> (62 - *b)) != 0) return std::nullopt;
-      return *a << *b;
-    }
-    if (op == ">>") return *b < 0 ? std::nullopt : std::optional<long long>(*b > 63 ? (*a < 0 ? -1 : 0) : *a >> *b);
-    if (op == "&") return *a & *b;
-    if (op == "|") return *a | *b;
-    if (op == "^") return *a ^ *b;
-    return std::nullopt;
+    return int_binary(op, *a, *b);
   }
   if (t == "identifier" || t == "attribute") {
     std::vector<int> chain;

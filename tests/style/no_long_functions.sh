@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# No function in product C++ is longer than LIMIT lines (default 150), counted
+# No function in product C++ is longer than LIMIT lines (default 100), counted
 # from the line of its name to its closing brace. Product C++ is every
 # .cpp/.h/.cu under common/, analyzer/, tracer/, rules/ and, where they exist, runner/,
 # app/, audit/, evidence/, report/ (not tests/, not kernels/).
@@ -12,7 +12,7 @@
 # (ctest: skipped) when Universal Ctags is not installed.
 set -uo pipefail
 src=${1:?usage: no_long_functions.sh SOURCE_DIR [LIMIT]}
-limit=${2:-150}
+limit=${2:-100}
 cd "$src" || exit 2
 
 ctags=""
