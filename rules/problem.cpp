@@ -22,7 +22,7 @@ nlohmann::json yaml_to_json(const YAML::Node& n) {
       return obj;
     }
     case YAML::NodeType::Scalar: {
-      const std::string s = n.Scalar();
+      const std::string& s = n.Scalar();
       if (n.Tag() == "!") return s;  // quoted in the YAML: keep it a string
       try {
         size_t used = 0;

@@ -7,9 +7,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # libclang-rt-19-dev: libFuzzer and the sanitizers' runtimes (tests/fuzz/run_fuzz.sh).
+# clang-tidy-19: scripts/tidy.sh (the checks in .clang-tidy).
 # slurm-wlm: slurmctld, slurmd and the clients for the one-node Slurm of
 # tests/audit/slurm_array_test.sh (auth/none: munge comes along but is not used).
-packages=(cmake ninja-build g++ pkg-config clang-19 libclang-19-dev llvm-19-dev libclang-rt-19-dev
+packages=(cmake ninja-build g++ pkg-config clang-19 libclang-19-dev llvm-19-dev libclang-rt-19-dev clang-tidy-19
           nlohmann-json3-dev libcli11-dev libyaml-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev
           libicu-dev python3-torch chromium universal-ctags bubblewrap libseccomp-dev slurm-wlm)
 command -v npm >/dev/null 2>&1 || packages+=(npm)

@@ -388,7 +388,7 @@ class BannedCallCheck : public Check {
     if (args.empty()) return;
     auto name = m.constant_string(args[0]);
     if (!name) return;
-    for (std::string lib : r.banned_libraries) {
+    for (const std::string& lib : r.banned_libraries) {
       std::string bare = lib.rfind("lib", 0) == 0 ? lib.substr(3) : lib;
       if (name->find(lib) != std::string::npos || *name == bare) {
         report_py(m, sink, c.node,

@@ -500,7 +500,7 @@ double SubmissionSession::on_correctness_call(const json& m) {
   report_.outputs[{i, j}] = m["outputs"];
   // Inputs after the call against the bytes handed over: compared here,
   // then the copies go.
-  const json after = m["inputs_after"];
+  const json& after = m["inputs_after"];
   // A case drawn from its seed in the harness names the inputs' fingerprint,
   // held against the reference's (run.cpp, hold_seeded_inputs).
   const bool seeded = orig_it->second.is_object();
