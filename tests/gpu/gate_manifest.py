@@ -51,11 +51,13 @@ def gate_entries():
 # The longest runs first, so that a batch of parallel jobs does not end on a
 # long tail (session 15: the gate's last MoE run started late and ended after
 # the call), by the seconds each run took (h200_run_seconds.json; an entry not
-# there counts as the longest); and never more than two runs of one problem at
-# once in a simulated schedule on six jobs, so that the costliest problem's
-# runs (MoE: gigabytes of inputs each) do not overlap. Session 17: ordered by
-# "at most two of one problem in any six in a row", four MoE runs overlapped
-# (long runs outlast the window), and two of them stalled until the call ended.
+# there counts as the longest); and, in the schedule six jobs follow taking the
+# entries in order, no more than two runs of one problem at once wherever
+# another entry can go instead, so that the costliest problem's runs (MoE:
+# gigabytes of inputs each) do not pile up (tests/gpu/gate_manifest_test.py).
+# Session 17: ordered by "at most two of one problem in any six in a row",
+# four MoE runs overlapped (long runs outlast the window), and two of them
+# stalled until the call ended.
 RUN_SECONDS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "h200_run_seconds.json")
 SAME_PROBLEM_AT_ONCE, JOBS = 2, 6
 
@@ -66,19 +68,20 @@ def cost_order(entries):
     longest = max(seconds.values(), default=60.0)
     cost = lambda e: seconds.get(e["path"], longest)
     rest = sorted(entries, key=lambda e: -cost(e))
+    # The batch starts the next entry whenever a job is free: the schedule
+    # cannot leave a job idle, so where every entry left is of a problem
+    # already running twice, the longest goes anyway.
     ordered, running, now = [], [], 0.0  # running: (end time, problem)
     while rest:
         running = [r for r in running if r[0] > now]
+        if len(running) == JOBS:
+            now = min(end for end, _ in running)  # the next job to end
+            continue
         busy = [p for _, p in running]
-        k = next((k for k, e in enumerate(rest) if busy.count(e["problem"]) < SAME_PROBLEM_AT_ONCE), None)
-        if len(running) < JOBS and k is not None:
-            e = rest.pop(k)
-            ordered.append(e)
-            running.append((now + cost(e), e["problem"]))
-        elif running:
-            now = min(end for end, _ in running)  # wait for the next job to end
-        else:
-            ordered.append(rest.pop(0))
+        k = next((k for k, e in enumerate(rest) if busy.count(e["problem"]) < SAME_PROBLEM_AT_ONCE), 0)
+        e = rest.pop(k)
+        ordered.append(e)
+        running.append((now + cost(e), e["problem"]))
     return ordered
 
 
