@@ -46,33 +46,36 @@ std::vector<Node> script_blocks(const Module& m) {
   return out;
 }
 
-// Whether the file can reach its own defs by a name it computes: globals(),
-// locals(), vars() of the module, sys.modules, eval or exec reach any def;
-// getattr with a computed name reaches any method. No def is then provably
-// uncalled (a name built at run time leaves no mention to follow).
-enum class HiddenCalls { none, methods, all };
-
-HiddenCalls hidden_calls(const Module& m) {
-  HiddenCalls out = HiddenCalls::none;
+// Whether the file can reach its own defs by a name it computes: through its
+// namespace (globals(), locals(), vars(), a function's __globals__, a frame's
+// f_globals, a module's __dict__, sys.modules, the module imported by name),
+// through eval or exec, or through getattr with a computed name (on the
+// module as on an object). No def of such a file is provably uncalled: a
+// name built at run time leaves no mention to follow.
+bool looks_names_up_at_run_time(const Module& m) {
   for (const auto& c : m.calls()) {
-    for (const char* b : {"globals", "locals", "eval", "exec", "__import__"})
-      if (is_builtin_call(m, c, b)) return HiddenCalls::all;
-    const auto args = c.node.field("arguments").named_children();
-    if (is_builtin_call(m, c, "vars") && args.empty()) return HiddenCalls::all;
+    for (const char* b : {"globals", "locals", "vars", "eval", "exec", "__import__"})
+      if (is_builtin_call(m, c, b)) return true;
+    if (c.qualified == "importlib.import_module" || c.qualified == "operator.attrgetter" ||
+        c.qualified == "operator.methodcaller")
+      return true;
+    const auto args = c.node.positional_args();
     if ((is_builtin_call(m, c, "getattr") || is_builtin_call(m, c, "hasattr")) && args.size() >= 2 &&
         !m.constant_string(args[1]))
-      out = HiddenCalls::methods;
+      return true;
   }
-  bool modules = false;
+  bool found = false;
   m.walk([&](Node n) {
-    if (modules) return false;
-    if (n.type() == "attribute") {
-      const auto q = m.qualified_name(n);
-      if (q && *q == "sys.modules") modules = true;
-    }
-    return true;
+    if (found) return false;
+    if (n.type() != "attribute") return true;
+    const Node attr = n.field("attribute");
+    const std::string_view name = attr.valid() ? attr.text() : std::string_view();
+    const auto q = m.qualified_name(n);
+    found = name == "__globals__" || name == "f_globals" || name == "f_locals" || name == "__dict__" ||
+            name == "__builtins__" || (q && *q == "sys.modules");
+    return !found;
   });
-  return modules ? HiddenCalls::all : out;
+  return found;
 }
 
 bool within(const std::vector<Node>& blocks, Node n) {
@@ -83,7 +86,8 @@ bool within(const std::vector<Node>& blocks, Node n) {
 
 class Reachability {
  public:
-  explicit Reachability(const Module& m) : m_(m), scripts_(script_blocks(m)), hidden_calls_(hidden_calls(m)) {
+  explicit Reachability(const Module& m) : m_(m), scripts_(script_blocks(m)) {
+    const bool hidden_calls = looks_names_up_at_run_time(m);
     const auto& fns = m.functions();
     const python::ClassDef* model = m.model_class();
     for (size_t i = 0; i < fns.size(); ++i) by_name_[fns[i].name].push_back(static_cast<int>(i));
@@ -94,8 +98,7 @@ class Reachability {
       const bool dunder = f.name.size() > 4 && f.name.starts_with("__") && f.name.ends_with("__");
       const bool entry = f.class_name.empty() && (f.name == "get_inputs" || f.name == "get_init_inputs");
       const bool model_method = model && f.class_name == model->name;
-      const bool hidden = hidden_calls_ == HiddenCalls::all || (hidden_calls_ == HiddenCalls::methods && !f.class_name.empty());
-      if (m.on_forward_path(static_cast<int>(i)) || dunder || entry || model_method || hidden)
+      if (m.on_forward_path(static_cast<int>(i)) || dunder || entry || model_method || hidden_calls)
         seeds.push_back(static_cast<int>(i));
     }
     live_ = spread(seeds, kRunningTop, {});
@@ -154,7 +157,6 @@ class Reachability {
 
   const Module& m_;
   std::vector<Node> scripts_;
-  HiddenCalls hidden_calls_;
   std::map<std::string, std::vector<int>> by_name_;  // def name -> its defs
   std::map<int, std::set<std::string>> names_at_;    // site -> def names it mentions
   std::set<int> live_, script_;

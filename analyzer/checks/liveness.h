@@ -23,8 +23,8 @@ enum class Liveness {
 // Where `n` stands. Conservative: a def counts as called when its name is
 // mentioned anywhere that runs (a call, a callback, a table of functions);
 // every def runs in a file that can look its own names up by a computed name
-// (globals(), locals(), vars(), sys.modules, eval, exec), and every method
-// in one with a computed getattr; a file that assigns `__name__` has no
+// (globals(), a function's __globals__, a frame's f_globals, sys.modules,
+// eval, exec, a computed getattr); a file that assigns `__name__` has no
 // script-only block.
 Liveness liveness_of(const python::Module& m, python::Node n);
 
