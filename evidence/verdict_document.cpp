@@ -33,6 +33,8 @@ rules::RunFacts run_facts(const json& run) {
   rules::RunFacts facts;
   facts.result = run.at("result").get<std::string>();
   if (run.contains("error") && !run["error"].is_null()) facts.error = run["error"];
+  if (run.contains("result_reason") && run["result_reason"].is_string())
+    facts.incorrect_reason = run["result_reason"].get<std::string>();
   for (const auto& f : run.value("findings", json::array())) facts.findings.push_back(rules::finding_from_json(f));
   if (run.contains("trace_incomplete") && run["trace_incomplete"].is_string())
     facts.trace_incomplete = run["trace_incomplete"].get<std::string>();

@@ -61,7 +61,8 @@ T typed_at(const nlohmann::json& j, const char* key, T fallback, const char* whe
 Thresholds thresholds_from_json(const nlohmann::json& j) {
   if (!j.is_object()) throw std::runtime_error("rule pack: thresholds must be an object");
   static const std::set<std::string> known = {"fresh_over_bench", "fresh_over_bench_cpu", "fresh_gap_ms",
-                                              "stress_mismatch_fraction", "near_miss_fraction", "min_own_kernel_share",
+                                              "stress_mismatch_fraction", "near_miss_fraction", "near_miss_elements",
+                                              "min_own_kernel_share",
                                               "own_share_lead_margin",
                                               "fp8_dot_required"};
   for (const auto& [k, v] : j.items())
@@ -72,6 +73,9 @@ Thresholds thresholds_from_json(const nlohmann::json& j) {
   t.fresh_gap_ms = typed_at(j, "fresh_gap_ms", t.fresh_gap_ms, "thresholds");
   t.stress_mismatch_fraction = typed_at(j, "stress_mismatch_fraction", t.stress_mismatch_fraction, "thresholds");
   t.near_miss_fraction = typed_at(j, "near_miss_fraction", t.near_miss_fraction, "thresholds");
+  if (j.contains("near_miss_elements") && !j["near_miss_elements"].is_number_unsigned())
+    throw std::runtime_error("rule pack: thresholds.near_miss_elements must be a whole number, 0 or more");
+  t.near_miss_elements = typed_at(j, "near_miss_elements", t.near_miss_elements, "thresholds");
   t.min_own_kernel_share = typed_at(j, "min_own_kernel_share", t.min_own_kernel_share, "thresholds");
   t.own_share_lead_margin = typed_at(j, "own_share_lead_margin", t.own_share_lead_margin, "thresholds");
   t.fp8_dot_required = typed_at(j, "fp8_dot_required", false, "thresholds");

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -27,6 +28,8 @@ struct Thresholds {
   double fresh_gap_ms = 0.5;
   double stress_mismatch_fraction = 0.001;  // elements a numeric-stress case may get wrong
   double near_miss_fraction = 1e-6;  // elements any check may get just wrong (within twice the tolerance)
+  // ... or this many where that is more, up to one in a thousand (runner/plan/tolerance.h)
+  std::uint64_t near_miss_elements = 4;
   // The least share of the graded timed calls' GPU time, library glue left
   // out, that the submission's own kernels must run (library-does-the-work).
   double min_own_kernel_share = 0.5;

@@ -68,6 +68,8 @@ Verdict decide_verdict(const VerdictInput& input, const VerdictPolicy& policy) {
       throw std::runtime_error("run document has result '" + run.result + "'");
     v.result = run.infrastructure ? "infrastructure-error" : run.result;
     v.result_reason = run.error;
+    if (run.result == "incorrect" && v.result_reason.is_null() && !run.incorrect_reason.empty())
+      v.result_reason = {{"phase", "correctness"}, {"reason", run.incorrect_reason}};
     completed_run = run.result != "error";
   }
   bool evidence_gap = input.run && input.run->trace_incomplete.has_value();

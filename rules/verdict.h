@@ -30,6 +30,7 @@ std::optional<std::string> isolation_caveat(const nlohmann::json& isolation);
 struct RunFacts {
   std::string result;               // correct | incorrect | error
   nlohmann::json error;             // the run's error object ({phase, reason, ...}) or null
+  std::string incorrect_reason;     // an incorrect run's first failing check (run.json result_reason)
   std::vector<Finding> findings;    // trace, probe and timing findings
   std::optional<std::string> trace_incomplete;  // a completed run whose trace lacks calls
   // The caveat the run's isolation puts on the verdict (isolation_caveat).

@@ -47,11 +47,9 @@ std::vector<TensorFile> read_output_files(const nlohmann::json& outputs, const s
 // Each output against the reference's with the tolerance of the reference
 // output's dtype. `stress_baseline`: for a numeric-stress case, the
 // magnitude of the reference's output on the unscaled inputs (see compare.cpp).
-// `near_miss_allowance`: the share of elements that may be rounding near
-// misses (outside the tolerance, within twice it) in any check.
 OutputCheck check_outputs(const nlohmann::json& got, const nlohmann::json& expected, const std::filesystem::path& xfer,
                           const ToleranceTable& tolerances, std::optional<double> stress_baseline,
-                          double stress_allowance = 0, double near_miss_allowance = 0);
+                          double stress_allowance = 0, NearMissAllowance near_miss = {});
 nlohmann::json output_check_json(const OutputCheck& c);
 
 // The expected-output job id of a correctness case: shape, case.

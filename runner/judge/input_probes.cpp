@@ -232,7 +232,7 @@ json judge_probe_call(const RunPlan& plan, const SubmissionReport& report, const
   const bool distribution = o.kind == "distribution";
   const OutputCheck chk = check_outputs(got->second, want->second, xfer, plan.tolerance,
                                         distribution ? baseline_of(i, expected, xfer) : std::nullopt,
-                                        distribution ? plan.stress_allowance : 0.0, plan.near_miss_allowance);
+                                        distribution ? plan.stress_allowance : 0.0, plan.near_miss);
   doc.update(output_check_json(chk));
   if (distribution && chk.status != "skipped") doc["atol"] = chk.atol;
   o.status = chk.status;

@@ -63,7 +63,7 @@ json mode_document(const RunPlan& plan, const SubmissionReport& report, const js
       wrong_share = 1;
     } else {
       const OutputCheck chk = check_outputs(s["outputs"], want->second, xfer, plan.tolerance, std::nullopt, 0,
-                                            plan.near_miss_allowance);
+                                            plan.near_miss);
       sd.update(output_check_json(chk));
       if (chk.status == "failed") {
         samples_ok = false;

@@ -116,7 +116,7 @@ RunPlan make_run_plan(const RunOptions& o) {
   // the protocol, so its threshold is looser (thresholds.fresh_over_bench_cpu).
   plan.fresh_over_bench = plan.cpu ? plan.pack.thresholds.fresh_over_bench_cpu : plan.pack.thresholds.fresh_over_bench;
   plan.stress_allowance = plan.pack.thresholds.stress_mismatch_fraction;
-  plan.near_miss_allowance = plan.pack.thresholds.near_miss_fraction;
+  plan.near_miss = {plan.pack.thresholds.near_miss_fraction, plan.pack.thresholds.near_miss_elements};
   plan.format = plan.problem.format == rules::ProblemFormat::kernelbench ? "kernelbench" : "kernelbench_hard";
   for (int s = 0; s < o.seeds; ++s) plan.cases.push_back({1000 + s, 1.0, "seed"});
   for (double sc : o.stress_scales) plan.cases.push_back({1000, sc, "stress"});
@@ -142,7 +142,8 @@ json RunPlan::settings_json() const {
           {"call_timeout_s", call_s},
           {"fresh_over_bench_threshold", fresh_over_bench},
           {"stress_mismatch_fraction", stress_allowance},
-          {"near_miss_fraction", near_miss_allowance},
+          {"near_miss_fraction", near_miss.fraction},
+          {"near_miss_elements", near_miss.elements},
           {"off_grid_shapes", options.off_grid_shapes},
           {"shapes", {{"selection", options.shapes}}},
           {"distributions", options.distributions},

@@ -37,7 +37,7 @@ struct RunPlan {
   int trials = 0;                 // timed calls per mode
   double fresh_over_bench = 0;    // the pack's threshold for this device
   double stress_allowance = 0;    // the pack's stress_mismatch_fraction
-  double near_miss_allowance = 0; // the pack's near_miss_fraction
+  NearMissAllowance near_miss;     // the pack's near_miss_fraction and near_miss_elements
   std::string format;             // "kernelbench" or "kernelbench_hard", as the harness names it
   std::vector<CorrectnessCase> cases;
   Isolation isolation;  // how the children are kept apart (runner/process/sandbox.h)

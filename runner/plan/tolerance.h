@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -37,5 +39,20 @@ struct ToleranceTable {
 // or "torch.bfloat16") to a number, numeric string or {atol, rtol}. Throws
 // std::runtime_error naming the problem file for anything else.
 ToleranceTable tolerance_of(const rules::Problem& problem);
+
+// How many elements of an output may be rounding near misses (outside the
+// tolerance, within twice it) in any check: `fraction` of them
+// (thresholds.near_miss_fraction), or `elements` (thresholds.near_miss_elements)
+// where that is more, as long as it is at most one in a thousand: one
+// element of a mid-sized output is a rounding edge, in a small one it is a
+// real share of the answer.
+struct NearMissAllowance {
+  double fraction = 0;
+  std::uint64_t elements = 0;
+  std::uint64_t allowed(std::uint64_t n) const {
+    const auto by_share = static_cast<std::uint64_t>(fraction * static_cast<double>(n));
+    return std::max(by_share, std::min<std::uint64_t>(elements, n / 1000));
+  }
+};
 
 }  // namespace kaudit::run

@@ -217,7 +217,7 @@ TEST(TensorFile, ComparesWithTolerance) {
 TEST(CheckOutputs, RareRoundingNearMissesPassAndNothingElseDoes) {
   const std::size_t n = 1 << 20;
   std::vector<float> want(n, 1.0f);
-  auto check = [&](const std::vector<float>& got, double near_miss_allowance) {
+  auto check = [&](const std::vector<float>& got, double near_miss_fraction) {
     const fs::path dir = fs::temp_directory_path();
     const fs::path g = write_file(header_of(make<float>("float32", {static_cast<std::int64_t>(n)}, got)),
                                   body_of(make<float>("float32", {static_cast<std::int64_t>(n)}, got)));
@@ -227,7 +227,7 @@ TEST(CheckOutputs, RareRoundingNearMissesPassAndNothingElseDoes) {
     tol.all = Tolerance{0.01, 0.01};
     const auto c = check_outputs(nlohmann::json::array({{{"file", g.filename().string()}}}),
                                  nlohmann::json::array({{{"file", e.filename().string()}}}), dir, tol, std::nullopt, 0,
-                                 near_miss_allowance);
+                                 NearMissAllowance{near_miss_fraction, 0});
     fs::remove(g);
     fs::remove(e);
     return c;
@@ -248,6 +248,41 @@ TEST(CheckOutputs, RareRoundingNearMissesPassAndNothingElseDoes) {
   std::vector<float> nan = want;
   nan[7] = std::numeric_limits<float>::quiet_NaN();
   EXPECT_EQ(check(nan, 1e-6).status, "failed");
+}
+
+// On the H200 a clean fp8 GEMM's fresh timed call got one of 262,144
+// elements 1.3x past the bound: one in a million of that output is 0.26
+// elements, so a share alone makes one rounding edge a wrong kernel. A few
+// near misses pass in any output large enough that they are rare
+// (near_miss_elements, at most one in a thousand); more, or in a small
+// output, still fail.
+TEST(CheckOutputs, AFewNearMissesPassInAMidSizedOutput) {
+  auto check = [&](std::size_t n, std::size_t near_misses, NearMissAllowance allow) {
+    std::vector<float> want(n, 1.0f), got(n, 1.0f);
+    for (std::size_t k = 0; k < near_misses; ++k) got[k * 7] = 1.0f + 0.026f;  // bound 0.02: 1.3x it
+    const fs::path dir = fs::temp_directory_path();
+    const auto tensor = [&](const std::vector<float>& v) {
+      return write_file(header_of(make<float>("float32", {static_cast<std::int64_t>(n)}, v)),
+                        body_of(make<float>("float32", {static_cast<std::int64_t>(n)}, v)));
+    };
+    const fs::path g = tensor(got), e = tensor(want);
+    ToleranceTable tol;
+    tol.all = Tolerance{0.01, 0.01};
+    const auto c = check_outputs(nlohmann::json::array({{{"file", g.filename().string()}}}),
+                                 nlohmann::json::array({{{"file", e.filename().string()}}}), dir, tol, std::nullopt, 0,
+                                 allow);
+    fs::remove(g);
+    fs::remove(e);
+    return c.status;
+  };
+  const NearMissAllowance pack{1e-6, 4};
+  EXPECT_EQ(check(262144, 1, pack), "passed");
+  EXPECT_EQ(check(262144, 4, pack), "passed");
+  EXPECT_EQ(check(262144, 5, pack), "failed");
+  EXPECT_EQ(check(262144, 1, NearMissAllowance{1e-6, 0}), "failed") << "no floor: the share alone";
+  EXPECT_EQ(check(512, 1, pack), "failed") << "a small output gets no floor";
+  EXPECT_EQ(NearMissAllowance({1e-6, 4}).allowed(3000), 3u);
+  EXPECT_EQ(NearMissAllowance({1e-6, 4}).allowed(100'000'000), 100u);
 }
 
 TEST(TensorFile, NanPoisonAndShapeOrDtypeMismatch) {

@@ -175,6 +175,7 @@ TEST(RulePack, TheDefaultPackStatesTheBuiltInThresholds) {
   EXPECT_EQ(pack.fresh_gap_ms, built_in.fresh_gap_ms);
   EXPECT_EQ(pack.stress_mismatch_fraction, built_in.stress_mismatch_fraction);
   EXPECT_EQ(pack.near_miss_fraction, built_in.near_miss_fraction);
+  EXPECT_EQ(pack.near_miss_elements, built_in.near_miss_elements);
 }
 
 TEST(RulePack, ThresholdsAndPolicyAreTyped) {

@@ -49,6 +49,19 @@ TEST(Verdict, CleanNeedsACompletedRun) {
   EXPECT_EQ(v["result_reason"]["reason"], "segfault");
 }
 
+// An incorrect run says which check failed: verdict.json's result_reason
+// was null for one on the H200 (a clean fp8 GEMM's fresh timed call), so
+// nobody could see why without opening run.json.
+TEST(Verdict, AnIncorrectRunSaysWhichCheckFailed) {
+  const json a = analysis({});
+  json r = run("incorrect", {});
+  r["result_reason"] = "shape 2, timed fresh call 16: 9 of 262144 elements outside tolerance";
+  const json v = decide(&a, &r);
+  EXPECT_EQ(v["result"], "incorrect");
+  EXPECT_EQ(v["result_reason"]["phase"], "correctness");
+  EXPECT_EQ(v["result_reason"]["reason"], r["result_reason"]);
+}
+
 // A verdict says what isolation its run lacked: the sandbox, or a protection
 // of it this machine could not give; a run with every protection has no caveat.
 TEST(Verdict, WeakerIsolationIsACaveat) {
