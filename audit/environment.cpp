@@ -50,7 +50,8 @@ constexpr std::array<Pattern, 4> kSharedDevice = {{
     {"ended (signal 9 (SIGKILL))", "killed from outside the run (the kernel's OOM killer, when runs side by side "
                                    "fill the machine's memory)"},
     // The runner's own reason (runner/session/submission_session.h, holds_back_timers):
-    // alone, the first call has the whole set-up budget.
+    // alone, the first call has the set-up budget while it builds, and two
+    // calls' limits without a build (first_call_without_build).
     {"while other runs of the batch waited to time",
      "a first call that held the shared device, with no build running, while other runs waited to time"},
 }};
@@ -141,9 +142,14 @@ void BatchGate::Hold::release() {
   gate_ = nullptr;
 }
 
+int BatchGate::waiting_alone() {
+  std::lock_guard<std::mutex> lock(m_);
+  return waiting_alone_;
+}
+
 BatchGate::Hold BatchGate::together() {
   std::unique_lock<std::mutex> lock(m_);
-  cv_.wait(lock, [&] { return !alone_running_ && waiting_alone_ == 0; });
+  cv_.wait(lock, [&] { return !alone_running_; });
   ++running_;
   return Hold(this, false);
 }
@@ -151,7 +157,7 @@ BatchGate::Hold BatchGate::together() {
 BatchGate::Hold BatchGate::together_when(const std::function<bool()>& ready, std::chrono::milliseconds poll) {
   std::unique_lock<std::mutex> lock(m_);
   for (;;) {
-    cv_.wait(lock, [&] { return !alone_running_ && waiting_alone_ == 0; });
+    cv_.wait(lock, [&] { return !alone_running_; });
     if (running_ == 0 || run::children_interrupted()) break;
     lock.unlock();
     const bool now = ready();

@@ -38,8 +38,11 @@ std::optional<std::uintmax_t> available_memory_bytes();
 std::optional<std::uintmax_t> total_memory_bytes();
 
 // Runs of a batch hold the gate together; a run that must have the machine
-// to itself (a retry, a run short of space) waits for every other to end,
-// and no new one starts while it waits.
+// to itself (a retry, a run short of space) waits until no other holds it.
+// Runs not yet started go on meanwhile, so such a run goes at the end of the
+// batch: on the H200 a retry of a kernel that never ended (a first call
+// stopped on the shared device) held every other run back for its whole
+// set-up budget when new runs waited for it.
 class BatchGate {
  public:
   class Hold {
@@ -60,6 +63,7 @@ class BatchGate {
   // `ready` is asked again every `poll` meanwhile.
   Hold together_when(const std::function<bool()>& ready, std::chrono::milliseconds poll);
   Hold alone();
+  int waiting_alone();  // runs waiting in alone()
 
  private:
   std::mutex m_;

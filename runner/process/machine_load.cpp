@@ -80,6 +80,18 @@ std::set<int> descendants_of(int pid) {
   return found;
 }
 
+std::optional<CpuTicks> cpu_ticks(int pid) {
+  std::istringstream fields(fields_after_command(fs::path("/proc") / std::to_string(pid) / "stat"));
+  std::string field;
+  // After the command: state, ppid, pgrp, session, tty, tpgid, flags,
+  // minflt, cminflt, majflt, cmajflt, then utime, stime, cutime, cstime.
+  for (int k = 0; k < 11; ++k)
+    if (!(fields >> field)) return std::nullopt;
+  unsigned long long utime = 0, stime = 0, cutime = 0, cstime = 0;
+  if (!(fields >> utime >> stime >> cutime >> cstime)) return std::nullopt;
+  return CpuTicks{utime + stime, cutime + cstime};
+}
+
 std::optional<double> runqueue_wait_ms(int pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/schedstat");
   unsigned long long on_cpu_ns = 0, waiting_ns = 0;

@@ -16,6 +16,13 @@ int runnable_tasks_outside(const std::set<int>& pids);
 bool all_threads_stopped(int pid);
 // The processes descending from `pid` now (by each process's parent).
 std::set<int> descendants_of(int pid);
+// CPU time of process `pid` in clock ticks (/proc/PID/stat): its own threads'
+// (utime + stime) and its reaped children's (cutime + cstime); none when the
+// process is gone.
+struct CpuTicks {
+  unsigned long long own = 0, children = 0;
+};
+std::optional<CpuTicks> cpu_ticks(int pid);
 // How long the main thread of process `pid` has waited, runnable, for a CPU
 // since it started, in milliseconds (the second field of /proc/PID/schedstat);
 // none when the process is gone or the kernel does not keep the count.

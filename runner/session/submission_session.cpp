@@ -63,7 +63,8 @@ void SubmissionSession::run(const fs::path& stage_config_path, const std::map<st
     child_->send_line(stage_config_path.string());
     out = drive(*child_, Speaker::submission, plan_.phase_s, handler, [this] {
       const double held_s = lend_turn_while_building();
-      return holds_back_timers() ? -1.0 : held_s;
+      if (first_call_pending_) note_build();
+      return first_call_without_build() || holds_back_timers() ? -1.0 : held_s;
     });
     bad_messages_.insert(bad_messages_.end(), out.bad_messages.begin(), out.bad_messages.end());
   }
@@ -375,8 +376,10 @@ double SubmissionSession::on_phase(const json& m) {
   // it gets the set-up budget; every later call, a call's limit.
   first_call_pending_ = ph == "correctness" || ph == "probe";
   first_call_returned_ = false;
-  if (first_call_pending_ && device_.shared_device()) {
+  if (first_call_pending_) {
     processes_at_phase_ = child_->descendants();
+    cpu_ticks_.clear();
+    note_build();  // the CPU time the next look counts from
     build_seen_ = clock_type::now();
   }
   timeout_s_ = ph == "setup" || first_call_pending_ ? plan_.setup_s : plan_.phase_s;
@@ -444,19 +447,54 @@ double SubmissionSession::lend_turn_while_building() {
   return std::chrono::duration<double>(held).count();
 }
 
+// A build runs now: a process the phase did not start with (ninja, nvcc,
+// ptxas), or CPU time spent since the last look by a process of the run
+// other than the harness's own threads (a compile worker started before the
+// phase), or by children the harness ran and reaped between two looks (a
+// ptxas of a second). The harness's own threads are no build: a call that
+// waits on a kernel that never ends spins there.
+void SubmissionSession::note_build() {
+  bool building = false;
+  std::map<int, CpuTicks> ticks;
+  std::set<int> processes = child_->descendants();
+  processes.insert(child_->pid());
+  for (const int p : processes) {
+    if (!processes_at_phase_.count(p) && p != child_->pid()) {
+      building = true;
+      if (build_processes_.size() < 8) build_processes_.insert(process_name(p));
+    }
+    const auto t = cpu_ticks(p);
+    if (!t) continue;
+    ticks[p] = *t;
+    const auto before = cpu_ticks_.find(p);
+    if (before == cpu_ticks_.end()) continue;
+    const bool harness = harness_process_ && p == *harness_process_;
+    if (t->children > before->second.children || (!harness && t->own > before->second.own)) building = true;
+  }
+  cpu_ticks_ = std::move(ticks);
+  if (building) build_seen_ = clock_type::now();
+}
+
 bool SubmissionSession::holds_back_timers() {
   if (!first_call_pending_ || !device_.others_waiting_to_time()) return false;
   const auto now = clock_type::now();
   const std::chrono::duration<double> limit(plan_.call_s);
-  if (now - phase_started_ < limit) return false;
-  for (const int p : child_->descendants())
-    if (!processes_at_phase_.count(p)) {
-      build_seen_ = now;
-      if (build_processes_.size() < 8) build_processes_.insert(process_name(p));
-      return false;
-    }
-  if (now - build_seen_ < limit) return false;
+  if (now - phase_started_ < limit || now - build_seen_ < limit) return false;
   stepped_aside_after_s_ = std::chrono::duration<double>(now - phase_started_).count();
+  return true;
+}
+
+// A first call has the set-up budget while it builds; with no build for two
+// calls' limits it is a kernel that never ends, shared device or not. On the
+// H200 a Triton kernel's lazy module load waited inside forward on a kernel
+// that never ended, and the run held the device alone for the whole set-up
+// budget (600 s) while the batch waited.
+bool SubmissionSession::first_call_without_build() {
+  if (!first_call_pending_ || first_call_returned_) return false;
+  const auto now = clock_type::now();
+  const std::chrono::duration<double> limit(2 * plan_.call_s);
+  if (now - phase_started_ < limit || now - build_seen_ < limit) return false;
+  no_build_for_s_ = std::chrono::duration<double>(now - build_seen_).count();
   return true;
 }
 
@@ -624,6 +662,15 @@ void SubmissionSession::judge_ending(const ExitStatus& status, int shapes, int c
                                  " (its first call, with no build running for " +
                                  std::to_string(static_cast<int>(plan_.call_s)) +
                                  " s) while other runs of the batch waited to time; the process group was killed");
+  } else if (no_build_for_s_) {
+    result_.set_error(phase, "timed out after " +
+                                 std::to_string(static_cast<int>(
+                                     std::chrono::duration<double>(clock_type::now() - phase_started_).count())) +
+                                 " s in " + phase_text() + " (its first call, with no build running for " +
+                                 std::to_string(static_cast<int>(*no_build_for_s_)) +
+                                 " s: a kernel that never ends, or work that is no build; a build keeps the set-up "
+                                 "budget of " + std::to_string(static_cast<int>(plan_.setup_s)) +
+                                 " s); the process group was killed");
   } else if (timed_out_) {
     const std::string which =
         !first_call_pending_ ? ""

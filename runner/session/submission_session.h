@@ -5,6 +5,7 @@
 #pragma once
 
 #include "runner/process/child_process.h"
+#include "runner/process/machine_load.h"
 #include "runner/plan/run_plan.h"
 #include "runner/plan/run_result.h"
 #include "runner/plan/submission_report.h"
@@ -62,6 +63,8 @@ class SubmissionSession {
   void end_first_call();
   double on_first_return(const nlohmann::json& m);
   bool holds_back_timers();
+  void note_build();
+  bool first_call_without_build();
   void end_phase();
   std::string phase_text() const;
   void record_process(const ExitStatus& status);
@@ -83,13 +86,16 @@ class SubmissionSession {
   bool first_call_pending_ = false;  // the phase's first call, with the set-up budget, is still running
   bool first_call_returned_ = false;  // ... and its forward returned: what it launched has a call's limit
   bool timed_out_ = false;
-  // A first call on a shared device: the processes there at the phase's
-  // start, when a process of a build was last seen, and how far into its
-  // first call the run was stopped for holding runs waiting to time
-  // (holds_back_timers).
+  // A first call: the processes there at the phase's start, the CPU time of
+  // the run's processes at the last look, when a build was last seen
+  // (note_build), how far into its first call the run was stopped for
+  // holding runs waiting to time (holds_back_timers), and how long a first
+  // call ran with no build before it was timed out (first_call_without_build).
   std::set<int> processes_at_phase_;
+  std::map<int, CpuTicks> cpu_ticks_;
   clock_type::time_point build_seen_;
   std::optional<double> stepped_aside_after_s_;
+  std::optional<double> no_build_for_s_;
   std::set<std::string> build_processes_;  // names of the processes seen as a build, for first_calls
   double lent_while_building_s_ = 0;       // the first call's turn lent to timing runs (lend_turn_while_building)
   std::vector<std::string> bad_messages_;

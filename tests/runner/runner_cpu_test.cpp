@@ -209,6 +209,31 @@ TEST(RunnerCpu, FirstCallWithoutABuildDoesNotHoldRunsWaitingToTime) {
   EXPECT_EQ(timer["device_turns"]["exclusive"], 1) << timer["device_turns"].dump();
 }
 
+// A first call with no build for two calls' limits is a kernel that never
+// ends, on a device of its own too: it times out there, not at the set-up
+// budget. On the H200 such a run held the device alone for 600 s while the
+// batch waited. A build keeps the budget: a compiler process of the call's,
+// or a worker started before it (a compile pool) spending CPU time.
+TEST(RunnerCpu, AFirstCallWithoutABuildTimesOutAtTwoCallLimitsAlone) {
+  SKIP_WITHOUT_TORCH();
+  const auto alone = [](const std::string& solution) {
+    auto o = options("linear_relu", solution);
+    o.call_timeout_s = 3;
+    o.setup_timeout_s = 60;
+    o.off_grid_shapes = 0;
+    return kaudit::run::run_submission(o);
+  };
+  const json slow = alone("slow_first_call.py");  // sleeps 40 s in its first call
+  ASSERT_EQ(slow["result"], "error") << describe(slow);
+  const std::string why = slow["error"]["reason"];
+  EXPECT_NE(why.find("its first call, with no build running for"), std::string::npos) << why;
+  EXPECT_EQ(why.find("while other runs of the batch waited to time"), std::string::npos) << why;
+  for (const char* builds : {"lazy_build_compiler.py", "pool_build_first_call.py"}) {
+    const json r = alone(builds);  // 8 s builds, against 6 s without one
+    EXPECT_EQ(r["result"], "correct") << builds << ": " << describe(r) << r.value("first_calls", json()).dump();
+  }
+}
+
 // A build (a compiler process of the call's) keeps the set-up budget, other
 // runs waiting to time or not.
 TEST(RunnerCpu, FirstCallThatBuildsKeepsTheSetupBudgetBesideATimer) {

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <future>
+
 #include <atomic>
 #include <chrono>
 #include <filesystem>
@@ -151,9 +153,8 @@ TEST(Environment, TooLittleSpaceEvenAloneIsAnInfrastructureError) {
   EXPECT_EQ(r.to_json()["infrastructure"]["attempts"], 0);
 }
 
-// A run that asks to be alone waits for the others, and none starts while it
-// waits.
-TEST(Environment, AloneWaitsForTheOthersAndHoldsNewOnesBack) {
+// A run that asks to be alone waits for the others, and none runs beside it.
+TEST(Environment, AloneWaitsForTheOthersAndNoneRunsBesideIt) {
   BatchGate gate;
   std::atomic<int> running{0}, most_beside_alone{0};
   std::atomic<bool> alone_now{false};
@@ -177,6 +178,32 @@ TEST(Environment, AloneWaitsForTheOthersAndHoldsNewOnesBack) {
   a.join();
   b.join();
   EXPECT_EQ(most_beside_alone.load(), 0);
+}
+
+// A run waiting to be alone does not hold back the runs not yet started:
+// it goes once they are done. Before, every new run waited for it, and a
+// retry of a kernel that never ends stalled the whole batch on the H200.
+TEST(Environment, RunsNotYetStartedGoBeforeARunWaitingToBeAlone) {
+  BatchGate gate;
+  auto first = gate.together();  // a run of the batch, under way
+  std::atomic<bool> alone_ran{false};
+  std::thread retry([&] {
+    auto h = gate.alone();
+    alone_ran = true;
+  });
+  while (gate.waiting_alone() == 0) std::this_thread::yield();
+  // A new run starts while the retry waits: with the old gate this blocked
+  // until the retry had run, which needs `first` to end: a deadlock here.
+  auto started = std::async(std::launch::async, [&] { return gate.together(); });
+  ASSERT_EQ(started.wait_for(std::chrono::seconds(30)), std::future_status::ready)
+      << "a new run waited for the run waiting to be alone";
+  BatchGate::Hold second = started.get();
+  EXPECT_FALSE(alone_ran.load());
+  first.release();
+  EXPECT_FALSE(alone_ran.load()) << "alone beside a run";
+  second.release();
+  retry.join();
+  EXPECT_TRUE(alone_ran.load());
 }
 
 // Host memory: a run starts beside others only while the machine has the
