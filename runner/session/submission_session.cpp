@@ -379,6 +379,7 @@ double SubmissionSession::on_phase(const json& m) {
   if (first_call_pending_) {
     processes_at_phase_ = child_->descendants();
     cpu_ticks_.clear();
+    build_shown_.clear();
     note_build();  // the CPU time the next look counts from
     build_seen_ = clock_type::now();
   }
@@ -469,10 +470,24 @@ void SubmissionSession::note_build() {
     const auto before = cpu_ticks_.find(p);
     if (before == cpu_ticks_.end()) continue;
     const bool harness = harness_process_ && p == *harness_process_;
-    if (t->children > before->second.children || (!harness && t->own > before->second.own)) building = true;
+    const bool reaped = t->children > before->second.children, working = !harness && t->own > before->second.own;
+    if (!reaped && !working) continue;
+    building = true;
+    if (build_processes_.size() < 8)
+      build_processes_.insert(process_name(p) + (working ? " (CPU time)" : " (children's CPU time)"));
   }
   cpu_ticks_ = std::move(ticks);
   if (building) build_seen_ = clock_type::now();
+  // A first call past two calls' limits on its build's budget says in the
+  // progress line what it counts as its build, so that a stopped batch
+  // (whose runs in flight leave no run.json) still shows it.
+  const auto past = clock_type::now() - phase_started_;
+  if (building && plan_.options.on_phase && past > std::chrono::duration<double>(2 * plan_.call_s)) {
+    std::string seen;
+    for (const auto& name : build_processes_) seen += (seen.empty() ? "" : ", ") + name;
+    if (seen != build_shown_) plan_.options.on_phase(phase_text() + ", first call building: " + seen);
+    build_shown_ = seen;
+  }
 }
 
 bool SubmissionSession::holds_back_timers() {

@@ -97,6 +97,7 @@ class SubmissionSession {
   std::optional<double> stepped_aside_after_s_;
   std::optional<double> no_build_for_s_;
   std::set<std::string> build_processes_;  // names of the processes seen as a build, for first_calls
+  std::string build_shown_;                // ... as the progress line last showed them (note_build)
   double lent_while_building_s_ = 0;       // the first call's turn lent to timing runs (lend_turn_while_building)
   std::vector<std::string> bad_messages_;
   // The timing protocol: the mode that is open, the modes ended whose
