@@ -1,5 +1,6 @@
-// Turns what the probes observed on one shape into findings (the ids are in
-// runner/judge/finding_catalog.cpp). Pure: no processes, no files; unit-tested.
+// Turns what the probes observed on one shape into findings: one family of
+// ids a file under runner/judge/findings/, each with its catalog entries.
+// Pure: no processes, no files; unit-tested.
 #pragma once
 
 #include "rules/finding.h"
@@ -61,6 +62,8 @@ struct FreshThresholds {
   double gap_ms = rules::Thresholds{}.fresh_gap_ms;
 };
 
+// Runs every family of runtime findings (runner/judge/findings/finding_list.def)
+// over one shape's evidence, in the list's order.
 std::vector<rules::Finding> probe_findings(const ShapeEvidence& e, const std::string& file, FreshThresholds fresh);
 
 }  // namespace kaudit::run
