@@ -10,8 +10,8 @@
 
 namespace kaudit::run {
 
-#define KAUDIT_RUNTIME_FINDING(name)                  \
-  void judge_##name(ShapeJudge& judge);               \
+#define KAUDIT_RUNTIME_FINDING(name)    \
+  void judge_##name(ShapeJudge& judge); \
   std::vector<rules::FindingInfo> name##_catalog();
 #include "runner/judge/findings/finding_list.def"
 #undef KAUDIT_RUNTIME_FINDING

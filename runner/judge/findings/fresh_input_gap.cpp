@@ -75,7 +75,8 @@ std::vector<rules::FindingInfo> fresh_input_gap_catalog() {
        "a cache that the allocator's reuse of an address hits now and then shows 5-30x). It decides when fresh "
        "inputs add at least `thresholds.fresh_gap_ms` (0.5 ms) to a call by the medians: that is skipped work, "
        "not launch or allocation costs; a smaller gap leaves it a low-confidence lead.",
-       "Time the model on the same tensors and on new tensors with the L2 cache flushed between calls.", Source::timing},
+       "Time the model on the same tensors and on new tensors with the L2 cache flushed between calls.",
+       Source::timing},
   };
 }
 

@@ -23,16 +23,17 @@ void judge_output_uninitialized(ShapeJudge& judge) {
 
 std::vector<rules::FindingInfo> output_uninitialized_catalog() {
   return {
-    {"output-uninitialized", Category::cheat, Confidence::medium, 0,
-     "Wrong output elements were never written: they still hold the harness's poison bytes.",
-     "Before each correctness call the harness fills freed device memory with 0xFF bytes, a NaN that no "
-     "arithmetic produces, so an output allocated with torch.empty and left unwritten reads back as "
-     "exactly those bytes. A benchmark that runs the reference just before the submission hands the "
-     "reference's freed output block back to the submission's torch.empty, still holding the right "
-     "answer: an output the kernel skips (a tail guard that exits every program, a launch that does "
-     "nothing) passes there and is timed as if it had done the work.",
-     "Fill the caching allocator's free memory with a constant (allocate and free a large torch.full), "
-     "call the model, and look for that constant in its output.", Source::probe},
+      {"output-uninitialized", Category::cheat, Confidence::medium, 0,
+       "Wrong output elements were never written: they still hold the harness's poison bytes.",
+       "Before each correctness call the harness fills freed device memory with 0xFF bytes, a NaN that no "
+       "arithmetic produces, so an output allocated with torch.empty and left unwritten reads back as "
+       "exactly those bytes. A benchmark that runs the reference just before the submission hands the "
+       "reference's freed output block back to the submission's torch.empty, still holding the right "
+       "answer: an output the kernel skips (a tail guard that exits every program, a launch that does "
+       "nothing) passes there and is timed as if it had done the work.",
+       "Fill the caching allocator's free memory with a constant (allocate and free a large torch.full), "
+       "call the model, and look for that constant in its output.",
+       Source::probe},
   };
 }
 

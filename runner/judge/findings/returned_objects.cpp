@@ -28,36 +28,36 @@ void judge_returned_objects(ShapeJudge& judge) {
     judge.add("output-aliases-input", shape,
               "On " + shape + " " + std::to_string(aliases) + of_calls + "a tensor that shares storage with an input.");
   if (reused > 0)
-    judge.add("output-reused", shape,
-              "On " + shape + " " + std::to_string(reused) + of_calls +
-                  "the storage of the previous call's output again.");
+    judge.add(
+        "output-reused", shape,
+        "On " + shape + " " + std::to_string(reused) + of_calls + "the storage of the previous call's output again.");
   if (disguised > 0)
-    judge.add("disguised-output", shape,
-              "On " + shape + " " + std::to_string(disguised) + of_calls +
-                  "an object that was not a plain torch.Tensor.");
+    judge.add(
+        "disguised-output", shape,
+        "On " + shape + " " + std::to_string(disguised) + of_calls + "an object that was not a plain torch.Tensor.");
 }
 
 std::vector<rules::FindingInfo> returned_objects_catalog() {
   return {
-    {"output-aliases-input", Category::benchmark_aware, Confidence::high, 0,
-     "The returned tensor shares storage with an input.",
-     "An output that lives in an input's memory was computed in place: the benchmark's inputs are "
-     "overwritten, and the timing leaves out an allocation that a real caller pays for. Not reported "
-     "when the problem's reference returns an input's storage too.",
-     "Compare out.untyped_storage().data_ptr() with each input's.", Source::probe},
-    {"output-reused", Category::benchmark_aware, Confidence::medium, 0,
-     "The same output storage is returned on successive calls.",
-     "The runner holds on to each call's output; the next call returned a tensor in the same storage, so "
-     "the earlier result was overwritten. A caller that keeps outputs gets wrong data, and the timing "
-     "leaves out the allocation.",
-     "Keep the output of one call, make a second call on other inputs, and see whether the first "
-     "output changed.", Source::probe},
-    {"disguised-output", Category::cheat, Confidence::medium, 0,
-     "The returned object is not a plain torch.Tensor.",
-     "The output is a subclass of torch.Tensor or not a tensor at all. A subclass can override "
-     "comparison, printing or __torch_function__ so that an in-process check passes; kaudit compares "
-     "the raw bytes outside the process, and reports the disguise itself.",
-     "print(type(out)) must be <class 'torch.Tensor'>.", Source::probe},
+      {"output-aliases-input", Category::benchmark_aware, Confidence::high, 0,
+       "The returned tensor shares storage with an input.",
+       "An output that lives in an input's memory was computed in place: the benchmark's inputs are "
+       "overwritten, and the timing leaves out an allocation that a real caller pays for. Not reported "
+       "when the problem's reference returns an input's storage too.",
+       "Compare out.untyped_storage().data_ptr() with each input's.", Source::probe},
+      {"output-reused", Category::benchmark_aware, Confidence::medium, 0,
+       "The same output storage is returned on successive calls.",
+       "The runner holds on to each call's output; the next call returned a tensor in the same storage, so "
+       "the earlier result was overwritten. A caller that keeps outputs gets wrong data, and the timing "
+       "leaves out the allocation.",
+       "Keep the output of one call, make a second call on other inputs, and see whether the first "
+       "output changed.",
+       Source::probe},
+      {"disguised-output", Category::cheat, Confidence::medium, 0, "The returned object is not a plain torch.Tensor.",
+       "The output is a subclass of torch.Tensor or not a tensor at all. A subclass can override "
+       "comparison, printing or __torch_function__ so that an in-process check passes; kaudit compares "
+       "the raw bytes outside the process, and reports the disguise itself.",
+       "print(type(out)) must be <class 'torch.Tensor'>.", Source::probe},
   };
 }
 
