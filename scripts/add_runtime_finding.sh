@@ -138,8 +138,8 @@ Added KAUDIT_RUNTIME_FINDING($name) to ${list#$root/}: its findings come after t
 Left to do by hand:
   1. Fill in the TODOs of the catalog entry and write judge_${name}(); give the test the offence's evidence.
      What the harness must measure for it: CONTRIBUTING.md, "A probe".
-  2. Re-run cmake's configure (runner/judge/findings/*.cpp and tests/runner/findings/*_test.cpp are globbed),
-     build runner_unit_test and run it.
+  2. Build runner_unit_test and run it (runner/judge/findings/*.cpp and tests/runner/findings/*_test.cpp are
+     globbed: the build finds the new files).
   3. Regenerate the finding reference: kaudit explain --all --markdown > docs/findings.md, and add the id
      to the runtime findings' table in docs/runner.md.
   4. Where it confirms a static id, name it in that id's verdict.confirmed_by in rules/packs/default.json

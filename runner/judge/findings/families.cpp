@@ -15,7 +15,7 @@ const std::vector<RuntimeFindingFamily>& runtime_finding_families() {
 std::vector<rules::FindingInfo> runtime_family_catalog() {
   std::vector<rules::FindingInfo> all;
   for (const auto& family : runtime_finding_families())
-    for (auto& info : family.catalog()) all.push_back(std::move(info));
+    for (const auto& info : family.catalog()) all.push_back(info);
   return all;
 }
 
