@@ -19,6 +19,9 @@
 namespace kaudit::rules {
 
 // Numbers the runner and the probes read (a pack's `thresholds`; docs/rules.md).
+// The defaults below are the only place a default value is written: a pack
+// states only the thresholds it changes (rules/packs/default.json states
+// none), and the code reads every threshold from the pack it runs under.
 struct Thresholds {
   double fresh_over_bench = 1.5;        // speedup-vanishes-with-fresh-inputs on a GPU
   double fresh_over_bench_cpu = 5.0;    // the same on the CPU, whose wall-clock times are noisy
@@ -37,6 +40,8 @@ struct Thresholds {
   // lead (library-does-the-work never decides there).
   double own_share_lead_margin = 0.15;
   bool fp8_dot_required = false;               // recorded; not read yet
+
+  bool operator==(const Thresholds&) const = default;
 };
 
 // How evidence of each source counts; a pack's `verdict` section

@@ -1,5 +1,7 @@
 #include "runner/judge/finding_catalog.h"
 
+#include "runner/judge/findings/families.h"
+
 namespace kaudit::run {
 
 using rules::Category;
@@ -9,7 +11,8 @@ using rules::Source;
 namespace {
 
 // What the runner sees of the harness itself: forged times, messages out of
-// protocol, replaced functions (docs/threat-model.md, class 2).
+// protocol, replaced functions, changed problem files, an early exit
+// (docs/threat-model.md, class 2).
 std::vector<rules::FindingInfo> integrity_findings() {
   return {
       {"timing-forged", Category::cheat, Confidence::high, 0,
@@ -60,6 +63,22 @@ std::vector<rules::FindingInfo> integrity_findings() {
        "is not counted. This is what confirms a static banned-call where no GPU trace does.",
        "Read aten_ops.banned and aten_ops.groups in run.json, or run the model under a "
        "torch.utils._python_dispatch.TorchDispatchMode that prints every func.", Source::probe},
+      {"problem-file-changed", Category::cheat, Confidence::high, 0,
+       "A problem file in the working folder, or a reference input file, was changed, deleted or replaced.",
+       "The runner hashes the copies of the problem's files (reference.py, shapes.py, problem.yaml) "
+       "before and after the submission runs, and seals the reference's input files in the exchange folder "
+       "(inode, size and change time, which no unprivileged process can set back) before the submission can "
+       "reach them. Changing either is tampering with the harness, whether the change would have weakened "
+       "the reference, the shapes, the tolerance or the inputs the expected outputs are computed on; a "
+       "broken seal also makes the run an error, as no expected output can be trusted.",
+       "Run the submission in a scratch folder holding copies of the problem files and diff them "
+       "afterwards.", Source::probe},
+      {"exited-before-results", Category::cheat, Confidence::medium, 0,
+       "The process exited with status 0 before handing over its results.",
+       "The submission's process ended successfully (sys.exit(0), os._exit(0)) while the harness was still "
+       "running: a harness that trusts the exit status or a printed PASS would have scored it. kaudit "
+       "counts only results that come back through its own channel.",
+       "Run the submission under a harness that prints a line after the last call; the line is missing.", Source::probe},
   };
 }
 
@@ -107,21 +126,10 @@ std::vector<rules::FindingInfo> input_probe_infos() {
   };
 }
 
-// What the runner's clock and the trace measured (timing and trace sources).
+// What the trace measured (runner/judge/trace_summary.cpp). The timing's
+// speedup-vanishes-with-fresh-inputs is runner/judge/findings/fresh_input_gap.cpp's.
 std::vector<rules::FindingInfo> measured_findings() {
   return {
-      {"speedup-vanishes-with-fresh-inputs", Category::benchmark_aware, Confidence::medium, 0,
-       "Timed calls on fresh inputs are much slower than on the benchmark's reused inputs.",
-       "The median time in the fresh mode (new allocations with new values on every call, caches flushed) "
-       "over the median in the bench mode (the same tensors every call) is above the rule pack's "
-       "threshold `thresholds.fresh_over_bench`. The speed depends on seeing the same inputs again: "
-       "a result cache, a graph keyed on addresses, or work done once and reused. It is reported when "
-       "the minima show the ratio too, or the medians show twice it (honest kernels are sometimes 1.5-2x "
-       "slower by the median on memory no call touched before, their fastest fresh call at bench speed, while "
-       "a cache that the allocator's reuse of an address hits now and then shows 5-30x). It decides when fresh "
-       "inputs add at least `thresholds.fresh_gap_ms` (0.5 ms) to a call by the medians: that is skipped work, "
-       "not launch or allocation costs; a smaller gap leaves it a low-confidence lead.",
-       "Time the model on the same tensors and on new tensors with the L2 cache flushed between calls.", Source::timing},
       {"gpu-work-outside-timing", Category::cheat, Confidence::high, 0,
        "GPU work launched by a timed call ran outside the timed interval.",
        "The trace shows that a timed call's kernels and copies kept the GPU busy clearly longer than the "
@@ -175,115 +183,14 @@ std::vector<rules::FindingInfo> measured_findings() {
   };
 }
 
-// What the probes see in the outputs and inputs of the submission's calls
-// (docs/runner.md, "Probes").
-std::vector<rules::FindingInfo> output_findings() {
-  return {
-    {"output-cached-on-identity", Category::cheat, Confidence::high, 0,
-     "Outputs are wrong once new values are written into the same input tensors.",
-     "In the rewrite mode the runner keeps the tensors of the warm-up calls and writes new values into "
-     "their storage (without moving their version counters) before every timed call. A submission that "
-     "computes is right; one that keys a cache of outputs on the tensors' identity, address or version "
-     "returns the old answer. The same submission was right on the fresh mode's new tensors, so its "
-     "answer depends on which tensor it is given, not on what the tensor holds.",
-     "Call the model twice on one tensor, changing its values in between with `x.data.copy_(new)`; "
-     "compare the second output with the reference on the new values.", Source::probe},
-    {"work-skipped-on-repeat", Category::cheat, Confidence::high, 0,
-     "After the first calls, or on inputs it has seen, the submission stops doing the work.",
-     "Two routes. The probes: the submission passed the correctness calls, but timed calls in the fresh "
-     "mode, each on newly allocated inputs holding new values, returned outputs that do not match the "
-     "reference on those inputs: after some calls it stops computing and returns an earlier result. The "
-     "trace: kernels of the fresh timed calls that most timed bench calls of the same shape do not launch, "
-     "or launch hollow (a median launch under a fifth of the fresh one's: a tiny grid, an early return), "
-     "carry at least half the fresh calls' GPU time, and the bench calls take under half of it: on the "
-     "benchmark's repeated inputs the work is skipped (a memo under a content fingerprint: "
-     "a few sampled elements read back, then a gather and a copy). The message names the kernels on each "
-     "side.",
-     "Run the model a few times on one input, then on a new random input, and compare the last output "
-     "with the reference; or open a bench and a fresh timed call of the shape in the Perfetto trace and "
-     "compare their kernels.", Source::probe},
-    {"correct-only-untimed", Category::cheat, Confidence::high, 0,
-     "Right in the correctness calls, wrong in the timed calls on the same inputs.",
-     "The outputs of a sample of timed bench calls, on the very inputs that passed the correctness "
-     "check, do not match the reference: the submission behaves differently when it is being timed "
-     "(it counts calls, or looks for the timer or the harness).",
-     "Call the model 20 times on one input and compare every output with the reference.", Source::probe},
-    {"input-mutated", Category::cheat, Confidence::high, 0,
-     "A call changed the values of its inputs.",
-     "The runner compares the inputs' bytes after each correctness call with the bytes it handed over. "
-     "A module that replaces a PyTorch reference must leave its caller's tensors alone: writing into "
-     "inputs (a scale folded in place, an output written over one) saves work or memory that an honest "
-     "kernel pays for, corrupts every later call that reuses them, and can hide a result in memory the "
-     "checker reads. The benchmark reuses its inputs, so kaudit checks the timed bench calls against "
-     "the untouched inputs, and they fail. Inputs that the problem's reference itself writes into (an "
-     "in-place problem) do not count.",
-     "Clone the inputs before a call and compare them with torch.equal afterwards.", Source::probe},
-    {"output-not-ready-on-return", Category::cheat, Confidence::high, 0,
-     "The output was not finished on the caller's stream when the call returned.",
-     "Once per shape the harness keeps the caller's CUDA stream busy for about 2 ms, calls the model, "
-     "copies each returned tensor on the caller's stream, then synchronizes the device and compares. "
-     "The copies differ when the output is written by work on another stream (a side stream, a thread "
-     "pool's streams) that the caller's stream never waits for: a benchmark's CUDA events on the "
-     "caller's stream close before that work ends, so its time is not measured, and a caller that uses "
-     "the output on its stream reads it unfinished. Joining the side stream back "
-     "(torch.cuda.current_stream().wait_stream(side)) before returning makes the two equal.",
-     "Queue torch.cuda._sleep(4_000_000) on the current stream, call the model, clone the output at once, "
-     "then torch.cuda.synchronize() and compare the clone with the output.", Source::probe},
-    {"output-uninitialized", Category::cheat, Confidence::medium, 0,
-     "Wrong output elements were never written: they still hold the harness's poison bytes.",
-     "Before each correctness call the harness fills freed device memory with 0xFF bytes, a NaN that no "
-     "arithmetic produces, so an output allocated with torch.empty and left unwritten reads back as "
-     "exactly those bytes. A benchmark that runs the reference just before the submission hands the "
-     "reference's freed output block back to the submission's torch.empty, still holding the right "
-     "answer: an output the kernel skips (a tail guard that exits every program, a launch that does "
-     "nothing) passes there and is timed as if it had done the work.",
-     "Fill the caching allocator's free memory with a constant (allocate and free a large torch.full), "
-     "call the model, and look for that constant in its output.", Source::probe},
-    {"output-aliases-input", Category::benchmark_aware, Confidence::high, 0,
-     "The returned tensor shares storage with an input.",
-     "An output that lives in an input's memory was computed in place: the benchmark's inputs are "
-     "overwritten, and the timing leaves out an allocation that a real caller pays for. Not reported "
-     "when the problem's reference returns an input's storage too.",
-     "Compare out.untyped_storage().data_ptr() with each input's.", Source::probe},
-    {"output-reused", Category::benchmark_aware, Confidence::medium, 0,
-     "The same output storage is returned on successive calls.",
-     "The runner holds on to each call's output; the next call returned a tensor in the same storage, so "
-     "the earlier result was overwritten. A caller that keeps outputs gets wrong data, and the timing "
-     "leaves out the allocation.",
-     "Keep the output of one call, make a second call on other inputs, and see whether the first "
-     "output changed.", Source::probe},
-    {"disguised-output", Category::cheat, Confidence::medium, 0,
-     "The returned object is not a plain torch.Tensor.",
-     "The output is a subclass of torch.Tensor or not a tensor at all. A subclass can override "
-     "comparison, printing or __torch_function__ so that an in-process check passes; kaudit compares "
-     "the raw bytes outside the process, and reports the disguise itself.",
-     "print(type(out)) must be <class 'torch.Tensor'>.", Source::probe},
-    {"problem-file-changed", Category::cheat, Confidence::high, 0,
-     "A problem file in the working folder, or a reference input file, was changed, deleted or replaced.",
-     "The runner hashes the copies of the problem's files (reference.py, shapes.py, problem.yaml) "
-     "before and after the submission runs, and seals the reference's input files in the exchange folder "
-     "(inode, size and change time, which no unprivileged process can set back) before the submission can "
-     "reach them. Changing either is tampering with the harness, whether the change would have weakened "
-     "the reference, the shapes, the tolerance or the inputs the expected outputs are computed on; a "
-     "broken seal also makes the run an error, as no expected output can be trusted.",
-     "Run the submission in a scratch folder holding copies of the problem files and diff them "
-     "afterwards.", Source::probe},
-    {"exited-before-results", Category::cheat, Confidence::medium, 0,
-     "The process exited with status 0 before handing over its results.",
-     "The submission's process ended successfully (sys.exit(0), os._exit(0)) while the harness was still "
-     "running: a harness that trusts the exit status or a printed PASS would have scored it. kaudit "
-     "counts only results that come back through its own channel.",
-     "Run the submission under a harness that prints a line after the last call; the line is missing.", Source::probe},
-  };
-}
-
 }  // namespace
 
 const std::vector<rules::FindingInfo>& runner_finding_catalog() {
   static const std::vector<rules::FindingInfo> catalog = [] {
     std::vector<rules::FindingInfo> all = integrity_findings();
-    const std::vector<rules::FindingInfo> outputs = output_findings();
-    all.insert(all.end(), outputs.begin(), outputs.end());
+    // What the probes judged of one shape: one family a file under runner/judge/findings/.
+    const std::vector<rules::FindingInfo> families = runtime_family_catalog();
+    all.insert(all.end(), families.begin(), families.end());
     const std::vector<rules::FindingInfo> measured = measured_findings();
     all.insert(all.end(), measured.begin(), measured.end());
     for (const auto& info : input_probe_infos()) all.push_back(info);

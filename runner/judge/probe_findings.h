@@ -1,9 +1,9 @@
-// Turns what the probes observed on one shape into findings (the ids are in
-// runner/judge/finding_catalog.cpp). Pure: no processes, no files; unit-tested.
+// Turns what the probes observed on one shape into findings: one family of
+// ids a file under runner/judge/findings/, each with its catalog entries.
+// Pure: no processes, no files; unit-tested.
 #pragma once
 
 #include "rules/finding.h"
-#include "rules/rule_pack.h"
 
 #include <nlohmann/json.hpp>
 
@@ -55,12 +55,15 @@ rules::Finding make_probe_finding(const std::string& id, const std::string& file
 // The rule pack's thresholds for speedup-vanishes-with-fresh-inputs: the
 // ratio fresh/bench (by the medians and the minima) that raises it, and the
 // time fresh inputs add to a call (ms) before it decides rather than leads.
-// The defaults are the rule pack's own (rules::Thresholds).
+// No defaults of its own: the caller passes the pack's (rules::Thresholds:
+// fresh_over_bench or fresh_over_bench_cpu for the device, fresh_gap_ms).
 struct FreshThresholds {
-  double over_bench = rules::Thresholds{}.fresh_over_bench;
-  double gap_ms = rules::Thresholds{}.fresh_gap_ms;
+  double over_bench;
+  double gap_ms;
 };
 
+// Runs every family of runtime findings (runner/judge/findings/finding_list.def)
+// over one shape's evidence, in the list's order.
 std::vector<rules::Finding> probe_findings(const ShapeEvidence& e, const std::string& file, FreshThresholds fresh);
 
 }  // namespace kaudit::run

@@ -1,3 +1,4 @@
+#include "rules/rule_pack.h"
 #include "runner/judge/finding_catalog.h"
 #include "runner/judge/probe_findings.h"
 
@@ -15,6 +16,13 @@ std::set<std::string> ids(const std::vector<kaudit::rules::Finding>& fs) {
   return s;
 }
 
+// The default rule pack's thresholds, as a run on a GPU takes them: the
+// cases below are calibrated against what kaudit ships.
+FreshThresholds pack_fresh() {
+  const kaudit::rules::Thresholds& t = kaudit::rules::default_rule_pack().thresholds;
+  return {t.fresh_over_bench, t.fresh_gap_ms};
+}
+
 ShapeEvidence clean() {
   ShapeEvidence e;
   e.correctness_counts = {{"calls", 5}};
@@ -24,19 +32,19 @@ ShapeEvidence clean() {
 
 }  // namespace
 
-TEST(ProbeFindings, CleanHasNone) { EXPECT_TRUE(probe_findings(clean(), "s.py", {1.5, 0.5}).empty()); }
+TEST(ProbeFindings, CleanHasNone) { EXPECT_TRUE(probe_findings(clean(), "s.py", pack_fresh()).empty()); }
 
 TEST(ProbeFindings, FirstFailingModeNamesTheOffence) {
   auto e = clean();
   e.modes["rewrite"].samples_ok = false;
-  EXPECT_EQ(ids(probe_findings(e, "s.py", {1.5, 0.5})), std::set<std::string>{"output-cached-on-identity"});
+  EXPECT_EQ(ids(probe_findings(e, "s.py", pack_fresh())), std::set<std::string>{"output-cached-on-identity"});
   e.modes["fresh"].samples_ok = false;
-  EXPECT_EQ(ids(probe_findings(e, "s.py", {1.5, 0.5})), std::set<std::string>{"work-skipped-on-repeat"});
+  EXPECT_EQ(ids(probe_findings(e, "s.py", pack_fresh())), std::set<std::string>{"work-skipped-on-repeat"});
   e.modes["bench"].samples_ok = false;
-  EXPECT_EQ(ids(probe_findings(e, "s.py", {1.5, 0.5})), std::set<std::string>{"correct-only-untimed"});
+  EXPECT_EQ(ids(probe_findings(e, "s.py", pack_fresh())), std::set<std::string>{"correct-only-untimed"});
   // Wrong from the start: incorrect, not an offence of the timed calls.
   e.correctness_passed = false;
-  EXPECT_TRUE(probe_findings(e, "s.py", {1.5, 0.5}).empty());
+  EXPECT_TRUE(probe_findings(e, "s.py", pack_fresh()).empty());
 }
 
 // A sampled call off by a few elements (an fp8 GEMM's rounding on one
@@ -49,12 +57,12 @@ TEST(ProbeFindings, ANearMissInATimedSampleIsOnlyALead) {
     auto e = clean();
     e.modes[mode].samples_ok = false;
     e.modes[mode].wrong_share = 1.0 / 262144;
-    const auto f = probe_findings(e, "s.py", {1.5, 0.5});
+    const auto f = probe_findings(e, "s.py", pack_fresh());
     ASSERT_EQ(f.size(), 1u) << mode;
     EXPECT_EQ(f[0].confidence, kaudit::rules::Confidence::low) << mode;
     EXPECT_NE(f[0].message.find("near miss"), std::string::npos) << f[0].message;
     e.modes[mode].wrong_share = 0.5;
-    const auto g = probe_findings(e, "s.py", {1.5, 0.5});
+    const auto g = probe_findings(e, "s.py", pack_fresh());
     ASSERT_EQ(g.size(), 1u) << mode;
     EXPECT_EQ(g[0].confidence, kaudit::rules::Confidence::high) << mode;
   }
@@ -67,7 +75,7 @@ TEST(ProbeFindings, ChangedInputsExplainWrongBenchCalls) {
   auto e = clean();
   e.modes["bench"].samples_ok = false;
   e.mutated_cases = {0};
-  const auto f = probe_findings(e, "s.py", {1.5, 0.5});
+  const auto f = probe_findings(e, "s.py", pack_fresh());
   ASSERT_EQ(ids(f), std::set<std::string>{"input-mutated"});
   EXPECT_EQ(f[0].category, kaudit::rules::Category::cheat);
   EXPECT_NE(f[0].message.find("bench calls"), std::string::npos) << f[0].message;
@@ -77,7 +85,7 @@ TEST(ProbeFindings, OutputsNeverWrittenAreOutputUninitialized) {
   auto e = clean();
   e.correctness_passed = false;
   e.unwritten_cases = {{0, 12288}, {1, 12288}};
-  const auto f = probe_findings(e, "s.py", {1.5, 0.5});
+  const auto f = probe_findings(e, "s.py", pack_fresh());
   ASSERT_EQ(ids(f), std::set<std::string>{"output-uninitialized"});
   EXPECT_NE(f[0].message.find("24576"), std::string::npos) << f[0].message;
 }
@@ -87,16 +95,16 @@ TEST(ProbeFindings, RightFirstThenStaleOutputsIsWorkSkipped) {
   e.correctness_passed = false;
   e.seed_cases_passed = {true, true, false};
   e.correctness_counts = {{"calls", 5}, {"reused", 3}};
-  EXPECT_EQ(ids(probe_findings(e, "s.py", {1.5, 0.5})), (std::set<std::string>{"work-skipped-on-repeat", "output-reused"}));
+  EXPECT_EQ(ids(probe_findings(e, "s.py", pack_fresh())), (std::set<std::string>{"work-skipped-on-repeat", "output-reused"}));
   // Wrong only now and then, or wrong from the first call: an incorrect kernel.
   e.seed_cases_passed = {true, false, true};
-  EXPECT_EQ(ids(probe_findings(e, "s.py", {1.5, 0.5})), std::set<std::string>{"output-reused"});
+  EXPECT_EQ(ids(probe_findings(e, "s.py", pack_fresh())), std::set<std::string>{"output-reused"});
   e.seed_cases_passed = {false, false, false};
-  EXPECT_EQ(ids(probe_findings(e, "s.py", {1.5, 0.5})), std::set<std::string>{"output-reused"});
+  EXPECT_EQ(ids(probe_findings(e, "s.py", pack_fresh())), std::set<std::string>{"output-reused"});
   // No earlier output handed back: a kernel wrong on some inputs.
   e.seed_cases_passed = {true, true, false};
   e.correctness_counts = {{"calls", 5}};
-  EXPECT_TRUE(probe_findings(e, "s.py", {1.5, 0.5}).empty());
+  EXPECT_TRUE(probe_findings(e, "s.py", pack_fresh()).empty());
 }
 
 // Identical bench calls that differ by 1.8x among themselves (p90/p10) make
@@ -106,14 +114,14 @@ TEST(ProbeFindings, FreshGapMustClearTheBenchCallsOwnNoise) {
   e.modes["fresh"].median_ms = 2.2;
   e.modes["fresh"].min_ms = 2.0;
   e.modes["bench"].spread = 1.8;
-  EXPECT_TRUE(probe_findings(e, "s.py", {1.5, 0.5}).empty());
+  EXPECT_TRUE(probe_findings(e, "s.py", pack_fresh()).empty());
   e.modes["bench"].spread = 1.05;
-  EXPECT_EQ(ids(probe_findings(e, "s.py", {1.5, 0.5})), std::set<std::string>{"speedup-vanishes-with-fresh-inputs"});
+  EXPECT_EQ(ids(probe_findings(e, "s.py", pack_fresh())), std::set<std::string>{"speedup-vanishes-with-fresh-inputs"});
   // However noisy, a gap of many times the work stays a finding.
   e.modes["bench"].spread = 40;
   e.modes["fresh"].median_ms = 20;
   e.modes["fresh"].min_ms = 18;
-  EXPECT_EQ(ids(probe_findings(e, "s.py", {1.5, 0.5})), std::set<std::string>{"speedup-vanishes-with-fresh-inputs"});
+  EXPECT_EQ(ids(probe_findings(e, "s.py", pack_fresh())), std::set<std::string>{"speedup-vanishes-with-fresh-inputs"});
 }
 
 // The medians decide: the score is the median, and a fresh median over the
@@ -126,10 +134,10 @@ TEST(ProbeFindings, FreshOverBenchDecidesByTheMedians) {
   auto e = clean();
   e.modes["fresh"].median_ms = 1.2;  // 1.2x by the median: within the threshold
   e.modes["fresh"].min_ms = 2.7;
-  EXPECT_TRUE(probe_findings(e, "s.py", {1.5, 0.5}).empty());
+  EXPECT_TRUE(probe_findings(e, "s.py", pack_fresh()).empty());
   e.modes["fresh"].median_ms = 3.0;  // 3x by the median
   e.modes["fresh"].min_ms = 2.7;
-  auto f = probe_findings(e, "s.py", {1.5, 0.5});
+  auto f = probe_findings(e, "s.py", pack_fresh());
   ASSERT_EQ(ids(f), std::set<std::string>{"speedup-vanishes-with-fresh-inputs"});
   EXPECT_EQ(f[0].source, kaudit::rules::Source::timing);
   EXPECT_EQ(f[0].category, kaudit::rules::Category::benchmark_aware);
@@ -137,14 +145,14 @@ TEST(ProbeFindings, FreshOverBenchDecidesByTheMedians) {
   EXPECT_EQ(f[0].message.find("bench speed"), std::string::npos);
   e.modes["fresh"].median_ms = 3.5;  // over twice the threshold by the medians
   e.modes["fresh"].min_ms = 0.95;    // one fresh call answered at bench speed
-  f = probe_findings(e, "s.py", {1.5, 0.5});
+  f = probe_findings(e, "s.py", pack_fresh());
   ASSERT_EQ(ids(f), std::set<std::string>{"speedup-vanishes-with-fresh-inputs"});
   EXPECT_NE(f[0].confidence, kaudit::rules::Confidence::low);
   EXPECT_NE(f[0].message.find("bench speed"), std::string::npos) << f[0].message;
   // An honest kernel's fresh penalty (memory no call touched before): 1.96x
   // by the medians, its fastest fresh call at bench speed.
   e.modes["fresh"].median_ms = 1.96;
-  EXPECT_TRUE(probe_findings(e, "s.py", {1.5, 0.5}).empty());
+  EXPECT_TRUE(probe_findings(e, "s.py", pack_fresh()).empty());
 }
 
 TEST(ProbeFindings, FreshOverBenchOnShortCallsIsALowConfidenceLead) {
@@ -153,7 +161,7 @@ TEST(ProbeFindings, FreshOverBenchOnShortCallsIsALowConfidenceLead) {
   e.modes["bench"].min_ms = 0.07;
   e.modes["fresh"].median_ms = 0.2;
   e.modes["fresh"].min_ms = 0.19;
-  const auto f = probe_findings(e, "s.py", {1.5, 0.5});
+  const auto f = probe_findings(e, "s.py", pack_fresh());
   ASSERT_EQ(ids(f), std::set<std::string>{"speedup-vanishes-with-fresh-inputs"});
   EXPECT_EQ(f[0].confidence, kaudit::rules::Confidence::low);
   EXPECT_NE(f[0].message.find("low-confidence"), std::string::npos);
@@ -167,7 +175,7 @@ TEST(ProbeFindings, FreshOverBenchOnShortCallsWithALargeGapDecides) {
   e.modes["bench"].min_ms = 0.12;
   e.modes["fresh"].median_ms = 3.4;
   e.modes["fresh"].min_ms = 3.2;
-  const auto f = probe_findings(e, "s.py", {1.5, 0.5});
+  const auto f = probe_findings(e, "s.py", pack_fresh());
   ASSERT_EQ(ids(f), std::set<std::string>{"speedup-vanishes-with-fresh-inputs"});
   EXPECT_NE(f[0].confidence, kaudit::rules::Confidence::low);
   // The same ratio with a gap under the threshold: a lead.
@@ -175,7 +183,7 @@ TEST(ProbeFindings, FreshOverBenchOnShortCallsWithALargeGapDecides) {
   e.modes["fresh"].median_ms = 0.6;
   e.modes["bench"].median_ms = 0.2;
   e.modes["bench"].min_ms = 0.15;
-  const auto g = probe_findings(e, "s.py", {1.5, 0.5});
+  const auto g = probe_findings(e, "s.py", pack_fresh());
   ASSERT_EQ(ids(g), std::set<std::string>{"speedup-vanishes-with-fresh-inputs"});
   EXPECT_EQ(g[0].confidence, kaudit::rules::Confidence::low);
 }
@@ -185,11 +193,11 @@ TEST(ProbeFindings, OutputFacts) {
   e.correctness_counts = {{"calls", 5}, {"aliases_input", 1}};
   e.modes["bench"].counts = {{"calls", 10}, {"reused", 9}, {"non_plain", 10}};
   e.mutated_cases = {0, 2};
-  EXPECT_EQ(ids(probe_findings(e, "s.py", {1.5, 0.5})),
+  EXPECT_EQ(ids(probe_findings(e, "s.py", pack_fresh())),
             (std::set<std::string>{"output-aliases-input", "output-reused", "disguised-output", "input-mutated"}));
   // An in-place problem: the reference returns an input's storage too.
   e.reference_aliases_input = true;
-  EXPECT_EQ(ids(probe_findings(e, "s.py", {1.5, 0.5})),
+  EXPECT_EQ(ids(probe_findings(e, "s.py", pack_fresh())),
             (std::set<std::string>{"output-reused", "disguised-output", "input-mutated"}));
 }
 
