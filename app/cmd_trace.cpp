@@ -1,26 +1,19 @@
 // kaudit trace [-o trace.json] [--chrome trace.chrome.json] -- COMMAND...
-// Runs any command under libkaudit_tracer.so, gathers the journal of every
-// process it started, and writes the trace document, the Chrome trace, and
-// a short summary (on stderr, so that the command's own stdout stays clean).
+// Runs any command under libkaudit_tracer.so (tracer/traced_command.h) and
+// writes the trace document, the Chrome trace, and a short summary (on
+// stderr, so that the command's own stdout stays clean).
 #include "app/commands.h"
 
 #include "runner/process/resources.h"
 #include "common/utf8.h"
 #include "tracer/chrome_trace.h"
 #include "tracer/families.h"
-#include "tracer/journal_format.h"
 #include "tracer/report.h"
 #include "tracer/trace.h"
+#include "tracer/traced_command.h"
 
 #include <CLI/CLI.hpp>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <cerrno>
-#include <cstdlib>
-#include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -29,8 +22,6 @@
 
 namespace kaudit::app {
 namespace {
-
-namespace fs = std::filesystem;
 
 struct TraceOptions {
   std::string output;
@@ -41,41 +32,6 @@ struct TraceOptions {
   std::string input;
   bool quiet = false;
 };
-
-// Runs the command with the tracer injected; returns its wait status.
-int run_traced(const std::vector<std::string>& command, const std::string& tracer, const std::string& dir) {
-  // Like system(): the terminal's ^C goes to the command, and kaudit stays
-  // to collect what it left.
-  struct sigaction ignore {}, old_int {}, old_quit {};
-  ignore.sa_handler = SIG_IGN;
-  sigemptyset(&ignore.sa_mask);
-  sigaction(SIGINT, &ignore, &old_int);
-  sigaction(SIGQUIT, &ignore, &old_quit);
-  const pid_t child = fork();
-  if (child == 0) {
-    sigaction(SIGINT, &old_int, nullptr);
-    sigaction(SIGQUIT, &old_quit, nullptr);
-    setenv("CUDA_INJECTION64_PATH", tracer.c_str(), 1);
-    setenv(tracer::kEnvTraceDir, dir.c_str(), 1);
-    unsetenv(tracer::kEnvTraceFile);
-    std::vector<char*> argv;
-    for (const std::string& a : command) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execvp(argv[0], argv.data());
-    std::fprintf(stderr, "kaudit trace: cannot run %s: %s\n", argv[0], std::strerror(errno));
-    _exit(127);
-  }
-  int status = 0;
-  if (child < 0) {
-    status = -1;
-  } else {
-    while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
-    }
-  }
-  sigaction(SIGINT, &old_int, nullptr);
-  sigaction(SIGQUIT, &old_quit, nullptr);
-  return status;
-}
 
 // Writes the trace document and the Chrome trace where asked, and prints
 // the summary. Returns 0, or 2 when a file cannot be written.
@@ -130,52 +86,17 @@ int trace_command(const TraceOptions& opt, std::vector<std::string> command) {
     return 2;
   }
 
-  std::string dir = opt.keep_journals;
-  bool temporary = false;
-  std::error_code ec;
-  if (dir.empty()) {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string pattern = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/kaudit-trace-XXXXXX";
-    if (mkdtemp(pattern.data()) == nullptr) {
-      std::cerr << "kaudit trace: cannot make a temporary folder: " << std::strerror(errno) << "\n";
-      return 2;
-    }
-    dir = pattern;
-    temporary = true;
-  } else if (!fs::create_directories(dir, ec) && ec) {
-    std::cerr << "kaudit trace: cannot make " << dir << ": " << ec.message() << "\n";
-    return 2;
-  }
-  dir = fs::absolute(dir).string();
-
-  const char* previous = std::getenv("CUDA_INJECTION64_PATH");
-  const int status = run_traced(command, lib, dir);
-
-  tracer::Trace trace;
+  tracer::TracedCommand ran;
   try {
-    trace = tracer::load_journal_dir(dir);
+    ran = tracer::run_traced_command(command, lib, opt.keep_journals);
   } catch (const std::exception& e) {
     std::cerr << "kaudit trace: " << e.what() << "\n";
     return 2;
   }
-  trace.command = command;
-  if (status >= 0) trace.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  if (status >= 0 && WIFSIGNALED(status))
-    trace.notes.push_back({"loss", "the command was killed by signal " + std::to_string(WTERMSIG(status))});
-  if (previous != nullptr && *previous != '\0')
-    trace.notes.push_back({"warning", std::string("CUDA_INJECTION64_PATH was set to ") + previous +
-                                          "; kaudit replaced it for the command"});
-  bool any_cuda = false;
-  for (const tracer::Process& p : trace.processes) any_cuda = any_cuda || p.cupti_seen;
-  if (!any_cuda) {
-    std::string why = "no process of the command initialised CUDA under the tracer";
-    if (!fs::exists("/dev/nvidiactl", ec)) why += " (this machine has no NVIDIA device: /dev/nvidiactl is missing)";
-    trace.notes.push_back({"info", why});
-  }
-
+  const int status = ran.wait_status;
+  const tracer::Trace& trace = ran.trace;
   int rc = write_outputs(opt, trace, families);
   if (rc == 0 && status != 0) rc = 1;
-  if (temporary) fs::remove_all(dir, ec);
   return rc;
 }
 
