@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One call on the GPU machine, several checks, one file back: runs the steps
 # named in KAUDIT_GPU_STEPS (default "runner corpus"; also "tracer",
-# "tracer-quick", "tracer-overhead", "isolation-cost", "attacks", "input-probes", "grader-compare", "gate") within KAUDIT_GPU_CALL_S seconds (default 570), then packs
+# "tracer-quick", "tracer-overhead", "isolation-cost", "attacks", "input-probes", "grader-compare", "gate", "hang") within KAUDIT_GPU_CALL_S seconds (default 570), then packs
 # everything under $OUT into $OUT/all.tgz, because a call brings back 8 files
 # at most. The summary lines go to stdout (the call's output tail).
 #
@@ -62,10 +62,13 @@ for step in ${KAUDIT_GPU_STEPS:-runner corpus}; do
     grader-compare) timeout "$(left)" bash tests/gpu/grader_compare.sh >"$OUT/grader_compare.log" 2>&1
             echo "grader-compare: exit $? at $(( $(date +%s) - start )) s"
             tail -4 "$OUT/grader_compare.log" ;;
+    hang) # a kernel that never ends, alone, with the process table beside it (tests/gpu/hang_gpu.sh)
+          [[ -x build-gpu/kaudit ]] || KAUDIT_RUNNER_PART=none timeout "$(left)" bash tests/gpu/run_runner_gpu.sh >/dev/null 2>&1
+          KAUDIT_HANG_S=$(( $(left) - 20 < 240 ? $(left) - 20 : 240 )) bash tests/gpu/hang_gpu.sh ;;
     isolation-cost) timeout "$(left)" bash tests/gpu/isolation_cost_gpu.sh >"$OUT/isolation_cost.log" 2>&1
             echo "isolation-cost: exit $? at $(( $(date +%s) - start )) s"
             cat "$OUT/isolation_cost.log" | tail -8 ;;
-    *) echo "unknown step $step (tracer, tracer-quick, tracer-overhead, runner, corpus, isolation-cost, attacks, input-probes, grader-compare, gate)" ;;
+    *) echo "unknown step $step (tracer, tracer-quick, tracer-overhead, runner, corpus, isolation-cost, attacks, input-probes, grader-compare, gate, hang)" ;;
   esac
 done
 # Everything back as one file.
