@@ -6,8 +6,9 @@
 #
 #   kaudit audit --problem PROBLEM_FOLDER SOLUTION -o DIR
 #
-# on that same upstream problem folder. Three problems, each with the bundled
-# corpus's clean submission for it (same shapes and interface as upstream's).
+# on that same upstream problem folder. Three problems, with the bundled
+# corpus's clean submissions for them (same shapes and interface as
+# upstream's), with a lazy build and without one.
 #
 #   UPSTREAM=.upstream/kernelbench-hard bash tests/gpu/grader_compare.sh
 #
@@ -15,7 +16,7 @@
 # GPU machine (never part of the project: .upstream/ is ignored). Uses the
 # kaudit that tests/gpu/run_runner_gpu.sh built (build-gpu: no analyzer, so
 # the audit's static analysis is absent and only the run is compared).
-# Writes $OUT/grader_compare/summary.json (seconds per step and problem, the
+# Writes $OUT/grader_compare/summary.json and ratios.txt (seconds per step and problem, the
 # grader's last line, kaudit's verdict and where its time went) and the logs.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -28,11 +29,15 @@ mkdir -p "$out"
 [[ -d $UPSTREAM/src && -d $UPSTREAM/problems-h100 ]] || { echo "grader_compare: no upstream tree at $UPSTREAM (SKIPPED)"; exit 77; }
 [[ -x $KAUDIT ]] || { echo "grader_compare: no $KAUDIT: run tests/gpu/run_runner_gpu.sh first"; exit 2; }
 UPSTREAM=$(cd "$UPSTREAM" && pwd)
-pairs=(
-  "05_topk_bitonic kernels/corpus/topk/clean_two_stage_select.py"
-  "07_w4a16_gemm kernels/corpus/w4a16_gemm/clean_triton_dequant_dot.py"
-  "01_fp8_gemm kernels/corpus/fp8_gemm/clean_triton_fp8_dot.py"
-)
+# Solutions with a lazy build (load_inline inside the first call) and
+# without one (Triton's JIT only). KAUDIT_GRADER_PAIRS ("PROBLEM SOLUTION"
+# per line) picks others.
+pairs_default="05_topk_bitonic kernels/corpus/topk/honest_cuda_block_select.py
+05_topk_bitonic kernels/corpus/topk/clean_two_stage_select.py
+07_w4a16_gemm kernels/corpus/w4a16_gemm/honest_cuda_warp_dot.py
+07_w4a16_gemm kernels/corpus/w4a16_gemm/clean_triton_dequant_dot.py
+01_fp8_gemm kernels/corpus/fp8_gemm/clean_triton_fp8_dot.py"
+mapfile -t pairs <<<"${KAUDIT_GRADER_PAIRS:-$pairs_default}"
 now() { date +%s.%N; }
 # step NAME LOG COMMAND...: runs it, prints "NAME SECONDS EXIT".
 step() {
@@ -45,23 +50,9 @@ step() {
   echo "$name $(python3 -c "print(round($(now) - $t0, 1))") $rc"
 }
 results=()
-for pair in "${pairs[@]}"; do
-  read -r problem solution <<<"$pair"
-  tree=$(mktemp -d "${TMPDIR:-/tmp}/grader-compare.XXXXXX")
-  cp -r "$UPSTREAM/src" "$tree/src"
-  mkdir -p "$tree/problems"
-  cp -r "$UPSTREAM/problems-h100/$problem" "$tree/problems/$problem"
-  cp "$solution" "$tree/problems/$problem/solution.py"
-  mkdir -p "$out/$problem"
-  check=$(cd "$tree/problems/$problem" && step check "$out/$problem/check.log" python3 check.py)
-  bench=$(cd "$tree/problems/$problem" && step benchmark "$out/$problem/benchmark.log" python3 benchmark.py)
-  audit=$(step kaudit "$out/$problem/kaudit.log" "$KAUDIT" audit --problem "$tree/problems/$problem" \
-    "$tree/problems/$problem/solution.py" -o "$out/$problem/batch" --force -q)
-  echo "$problem: $check; $bench; $audit"
-  results+=("$problem|$solution|$check|$bench|$audit")
-  rm -rf "$tree"
-done
-python3 - "$out" "${results[@]}" <<'PY'
+# The summary so far, after every pair: a call's time limit may stop the rest.
+summarize() {
+python3 - "$out" "${results[@]}" >"$out/ratios.txt" <<'PY'
 import glob, json, os, sys
 out, rows = sys.argv[1], sys.argv[2:]
 summary = []
@@ -72,14 +63,15 @@ def last_line(path):
     except OSError:
         return ""
 for row in rows:
-    problem, solution, check, bench, audit = row.split("|")
+    problem, solution, folder, check, bench, audit = row.split("|")
     entry = {"problem": problem, "solution": solution}
     for text in (check, bench, audit):
         name, seconds, rc = text.split()
         entry[name] = {"seconds": float(seconds), "exit": int(rc),
-                       "last_line": last_line(os.path.join(out, problem, name + ".log"))}
+                       "last_line": last_line(os.path.join(out, folder, name + ".log"))}
+    entry["lazy_build"] = "load_inline" in open(solution, errors="replace").read()
     entry["grader_seconds"] = entry["check"]["seconds"] + entry["benchmark"]["seconds"]
-    runs = glob.glob(os.path.join(out, problem, "batch", "**", "run.json"), recursive=True)
+    runs = glob.glob(os.path.join(out, folder, "batch", "**", "run.json"), recursive=True)
     if runs:
         run = json.load(open(runs[0]))
         entry["kaudit"]["result"] = run.get("result")
@@ -89,7 +81,7 @@ for row in rows:
             key = p.get("process", "") + " " + p.get("phase", "")
             phases[key] = round(phases.get(key, 0.0) + p.get("seconds", 0.0), 1)
         entry["kaudit"]["phases"] = phases
-    verdicts = glob.glob(os.path.join(out, problem, "batch", "**", "verdict.json"), recursive=True)
+    verdicts = glob.glob(os.path.join(out, folder, "batch", "**", "verdict.json"), recursive=True)
     if verdicts:
         v = json.load(open(verdicts[0]))
         entry["kaudit"]["integrity"] = v.get("integrity")
@@ -98,7 +90,27 @@ for row in rows:
     summary.append(entry)
 json.dump({"problems": summary}, open(os.path.join(out, "summary.json"), "w"), indent=1)
 for e in summary:
-    print("%s: grader %.1f s (check %s, benchmark %s), kaudit %.1f s (%s), ratio %s" % (
-        e["problem"], e["grader_seconds"], e["check"]["exit"], e["benchmark"]["exit"], e["kaudit"]["seconds"],
+    print("%s %s (%s): grader %.1f s (check %s, benchmark %s), kaudit %.1f s (%s), ratio %s" % (
+        e["problem"], os.path.basename(e["solution"]), "lazy build" if e["lazy_build"] else "no build", e["grader_seconds"], e["check"]["exit"], e["benchmark"]["exit"], e["kaudit"]["seconds"],
         e["kaudit"].get("result"), e["kaudit_over_grader"]))
 PY
+}
+for pair in "${pairs[@]}"; do
+  read -r problem solution <<<"$pair"
+  tree=$(mktemp -d "${TMPDIR:-/tmp}/grader-compare.XXXXXX")
+  cp -r "$UPSTREAM/src" "$tree/src"
+  mkdir -p "$tree/problems"
+  cp -r "$UPSTREAM/problems-h100/$problem" "$tree/problems/$problem"
+  cp "$solution" "$tree/problems/$problem/solution.py"
+  dir=$problem/$(basename "$solution" .py)
+  mkdir -p "$out/$dir"
+  check=$(cd "$tree/problems/$problem" && step check "$out/$dir/check.log" python3 check.py)
+  bench=$(cd "$tree/problems/$problem" && step benchmark "$out/$dir/benchmark.log" python3 benchmark.py)
+  audit=$(step kaudit "$out/$dir/kaudit.log" "$KAUDIT" audit --problem "$tree/problems/$problem" \
+    "$tree/problems/$problem/solution.py" -o "$out/$dir/batch" --force -q)
+  echo "$problem: $check; $bench; $audit"
+  results+=("$problem|$solution|$dir|$check|$bench|$audit")
+  rm -rf "$tree"
+  summarize
+done
+cat "$out/ratios.txt"

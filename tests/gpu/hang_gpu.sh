@@ -10,7 +10,7 @@
 #
 #   bash tests/gpu/hang_gpu.sh     # after tests/gpu/run_runner_gpu.sh built build-gpu
 #
-# Writes $OUT/hang/{run.json,ps.txt,kaudit.log}. KAUDIT_HANG_S (default 240)
+# Writes $OUT/hang/{batch/,ps.txt,kaudit.log}. KAUDIT_HANG_S (default 240)
 # bounds the run.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -20,22 +20,25 @@ mkdir -p "$out"
 KAUDIT=${KAUDIT:-./build-gpu/kaudit}
 [[ -x $KAUDIT ]] || { echo "hang: no $KAUDIT: run tests/gpu/run_runner_gpu.sh first"; exit 2; }
 limit=${KAUDIT_HANG_S:-240}
-timeout "$limit" "$KAUDIT" run --problem kernels/problems/topk --solution kernels/corpus/topk/error_bisect_hang.py \
-  -o "$out/run.json" >"$out/kaudit.log" 2>&1 &
+# kaudit audit, not run: its heartbeat names the first call's build
+# processes while it runs, and the run may never end within the limit.
+timeout "$limit" "$KAUDIT" audit --problem kernels/problems/topk kernels/corpus/topk/error_bisect_hang.py \
+  -o "$out/batch" --force --heartbeat 10 >"$out/kaudit.log" 2>&1 &
 run=$!
 start=$(date +%s)
 while kill -0 "$run" 2>/dev/null; do
-  { echo "--- $(( $(date +%s) - start )) s"; ps -eo pid,ppid,stat,etimes,time,comm --sort=pid; } >>"$out/ps.txt" 2>&1
+  { echo "--- $(( $(date +%s) - start )) s"; ps -eLo pid,tid,ppid,stat,etimes,time,wchan:20,comm --sort=pid; } >>"$out/ps.txt" 2>&1
   sleep 5
 done
 wait "$run"
 rc=$?
 echo "hang: kaudit exit $rc after $(( $(date +%s) - start )) s"
-python3 - "$out/run.json" <<'PY'
-import json, sys
+grep -E "building|hang" "$out/kaudit.log" | tail -5 | cut -c1-300
+python3 - "$out/batch" <<'PY'
+import glob, json, sys
 try:
-    r = json.load(open(sys.argv[1]))
-except (OSError, ValueError) as e:
+    r = json.load(open(glob.glob(sys.argv[1] + "/**/run.json", recursive=True)[0]))
+except (OSError, ValueError, IndexError) as e:
     sys.exit(f"hang: no run.json ({e})")
 print("hang: result", r.get("result"), "-", (r.get("error") or {}).get("reason", "")[:300])
 for f in r.get("first_calls", []):

@@ -64,7 +64,7 @@ for step in ${KAUDIT_GPU_STEPS:-runner corpus}; do
             tail -4 "$OUT/grader_compare.log" ;;
     hang) # a kernel that never ends, alone, with the process table beside it (tests/gpu/hang_gpu.sh)
           [[ -x build-gpu/kaudit ]] || KAUDIT_RUNNER_PART=none timeout "$(left)" bash tests/gpu/run_runner_gpu.sh >/dev/null 2>&1
-          KAUDIT_HANG_S=$(( $(left) - 20 < 240 ? $(left) - 20 : 240 )) bash tests/gpu/hang_gpu.sh ;;
+          cap=${KAUDIT_HANG_S:-240}; KAUDIT_HANG_S=$(( $(left) - 20 < cap ? $(left) - 20 : cap )) bash tests/gpu/hang_gpu.sh ;;
     isolation-cost) timeout "$(left)" bash tests/gpu/isolation_cost_gpu.sh >"$OUT/isolation_cost.log" 2>&1
             echo "isolation-cost: exit $? at $(( $(date +%s) - start )) s"
             cat "$OUT/isolation_cost.log" | tail -8 ;;
