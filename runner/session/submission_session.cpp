@@ -510,6 +510,7 @@ bool SubmissionSession::first_call_without_build() {
   const std::chrono::duration<double> limit(2 * plan_.call_s);
   if (now - phase_started_ < limit || now - build_seen_ < limit) return false;
   no_build_for_s_ = std::chrono::duration<double>(now - build_seen_).count();
+  first_call_stopped_after_s_ = std::chrono::duration<double>(now - phase_started_).count();
   return true;
 }
 
@@ -678,9 +679,7 @@ void SubmissionSession::judge_ending(const ExitStatus& status, int shapes, int c
                                  std::to_string(static_cast<int>(plan_.call_s)) +
                                  " s) while other runs of the batch waited to time; the process group was killed");
   } else if (no_build_for_s_) {
-    result_.set_error(phase, "timed out after " +
-                                 std::to_string(static_cast<int>(
-                                     std::chrono::duration<double>(clock_type::now() - phase_started_).count())) +
+    result_.set_error(phase, "timed out after " + std::to_string(static_cast<int>(first_call_stopped_after_s_)) +
                                  " s in " + phase_text() + " (its first call, with no build running for " +
                                  std::to_string(static_cast<int>(*no_build_for_s_)) +
                                  " s: a kernel that never ends, or work that is no build; a build keeps the set-up "

@@ -96,6 +96,7 @@ class SubmissionSession {
   clock_type::time_point build_seen_;
   std::optional<double> stepped_aside_after_s_;
   std::optional<double> no_build_for_s_;
+  double first_call_stopped_after_s_ = 0;  // how long that first call ran (first_call_without_build)
   std::set<std::string> build_processes_;  // names of the processes seen as a build, for first_calls
   std::string build_shown_;                // ... as the progress line last showed them (note_build)
   double lent_while_building_s_ = 0;       // the first call's turn lent to timing runs (lend_turn_while_building)

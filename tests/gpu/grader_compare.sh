@@ -6,9 +6,8 @@
 #
 #   kaudit audit --problem PROBLEM_FOLDER SOLUTION -o DIR
 #
-# on that same upstream problem folder. Three problems, with the bundled
-# corpus's clean submissions for them (same shapes and interface as
-# upstream's), with a lazy build and without one.
+# on that same upstream problem folder: two problems, with the bundled
+# corpus's clean submissions for them, with a lazy build and without one.
 #
 #   UPSTREAM=.upstream/kernelbench-hard bash tests/gpu/grader_compare.sh
 #
@@ -32,10 +31,13 @@ UPSTREAM=$(cd "$UPSTREAM" && pwd)
 # Solutions with a lazy build (load_inline inside the first call) and
 # without one (Triton's JIT only). KAUDIT_GRADER_PAIRS ("PROBLEM SOLUTION"
 # per line) picks others.
+# The corpus's problems differ from upstream's in their constructor's
+# arguments and where the weights live: tests/gpu/grader_adapters/PROBLEM.py,
+# appended to the solution, gives it upstream's interface (the corpus's
+# w4a16 and paged attention pack their weights and caches differently, so
+# they have none).
 pairs_default="05_topk_bitonic kernels/corpus/topk/honest_cuda_block_select.py
 05_topk_bitonic kernels/corpus/topk/clean_two_stage_select.py
-07_w4a16_gemm kernels/corpus/w4a16_gemm/honest_cuda_warp_dot.py
-07_w4a16_gemm kernels/corpus/w4a16_gemm/clean_triton_dequant_dot.py
 01_fp8_gemm kernels/corpus/fp8_gemm/clean_triton_fp8_dot.py"
 mapfile -t pairs <<<"${KAUDIT_GRADER_PAIRS:-$pairs_default}"
 now() { date +%s.%N; }
@@ -101,7 +103,7 @@ for pair in "${pairs[@]}"; do
   cp -r "$UPSTREAM/src" "$tree/src"
   mkdir -p "$tree/problems"
   cp -r "$UPSTREAM/problems-h100/$problem" "$tree/problems/$problem"
-  cp "$solution" "$tree/problems/$problem/solution.py"
+  cat "$solution" "tests/gpu/grader_adapters/$problem.py" >"$tree/problems/$problem/solution.py"
   dir=$problem/$(basename "$solution" .py)
   mkdir -p "$out/$dir"
   check=$(cd "$tree/problems/$problem" && step check "$out/$dir/check.log" python3 check.py)

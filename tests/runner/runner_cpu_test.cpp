@@ -228,6 +228,11 @@ TEST(RunnerCpu, AFirstCallWithoutABuildTimesOutAtTwoCallLimitsAlone) {
   const std::string why = slow["error"]["reason"];
   EXPECT_NE(why.find("its first call, with no build running for"), std::string::npos) << why;
   EXPECT_EQ(why.find("while other runs of the batch waited to time"), std::string::npos) << why;
+  // The message counts what it says: the call ran two call limits at least
+  // (on the H200 it said "timed out after 0 s").
+  std::smatch after;
+  ASSERT_TRUE(std::regex_search(why, after, std::regex("timed out after ([0-9]+) s"))) << why;
+  EXPECT_GE(std::stoi(after[1]), 6) << why;
   for (const char* builds : {"lazy_build_compiler.py", "pool_build_first_call.py"}) {
     const json r = alone(builds);  // 8 s builds, against 6 s without one
     EXPECT_EQ(r["result"], "correct") << builds << ": " << describe(r) << r.value("first_calls", json()).dump();
