@@ -59,7 +59,8 @@ for step in ${KAUDIT_GPU_STEPS:-runner corpus}; do
             KAUDIT_CORPUS_BUDGET_S=$(( $(left) - 30 )) bash tests/gpu/run_corpus_gpu.sh >/dev/null 2>&1
           echo "gate: exit $? at $(( $(date +%s) - start )) s"
           python3 tests/gpu/gate_report.py gpu-batch "${KAUDIT_GATE_MANIFEST:-gate-manifest.json}" | tee "$OUT/gate.txt" ;;
-    grader-compare) timeout "$(left)" bash tests/gpu/grader_compare.sh >"$OUT/grader_compare.log" 2>&1
+    grader-compare) [[ -x build-gpu/kaudit ]] || KAUDIT_RUNNER_PART=none timeout "$(left)" bash tests/gpu/run_runner_gpu.sh >/dev/null 2>&1
+            timeout "$(left)" bash tests/gpu/grader_compare.sh >"$OUT/grader_compare.log" 2>&1
             echo "grader-compare: exit $? at $(( $(date +%s) - start )) s"
             tail -4 "$OUT/grader_compare.log" ;;
     hang) # a kernel that never ends, alone, with the process table beside it (tests/gpu/hang_gpu.sh)
