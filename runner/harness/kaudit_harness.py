@@ -114,6 +114,7 @@ def bind_torch(torch):
     for name in ("equal", "empty", "full", "manual_seed"):
         setattr(T, name, getattr(torch, name))
     T.Tensor = torch.Tensor
+    T.device = torch.device  # a context manager since torch 2.0: the default device of tensors made inside
     T.uint8 = torch.uint8
     T.Module = torch.nn.Module
     T.state_dict = torch.nn.Module.state_dict
@@ -440,8 +441,24 @@ class Problem:
         send("state_dict", shape=shape, status="loaded", keys=len(sd))
 
     def gen_inputs(self, seed):
+        """A case's inputs, drawn from its seed in either process alike. On a
+        GPU get_inputs runs with the device as torch's default, so what it
+        makes without naming a device is drawn there: drawn on the host
+        (torch.rand of 4096 x 4096, then a copy), fp8's inputs took 0.1 s a
+        timed call, 14 s of each fresh and rewrite mode (issue 27). A
+        get_inputs that needs host tensors (numpy, torch 1.x) raises there
+        and is drawn on the host, as upstream draws it."""
+        device = CONFIG["device"]
+        if device != "cpu":
+            T.manual_seed(seed)
+            try:
+                with T.device(device):
+                    values = self.ref.get_inputs()
+                return [T.to(v, device) if isinstance(v, T.Tensor) else v for v in values]
+            except Exception:  # noqa: BLE001 - drawn on the host below, from the same seed
+                pass
         T.manual_seed(seed)
-        return [T.to(v, CONFIG["device"]) if isinstance(v, T.Tensor) else v for v in self.ref.get_inputs()]
+        return [T.to(v, device) if isinstance(v, T.Tensor) else v for v in self.ref.get_inputs()]
 
 
 # Room in a CPU run's settled host memory for the calls' own outputs and
