@@ -141,6 +141,23 @@ std::optional<StaticEvidence> StaticStage::analyze(const AuditItem& item) {
   return static_evidence_of(doc.doc);
 }
 
+// What a run stopped by SIGINT or SIGTERM had reached (interrupted.json):
+// no evidence, and not resumed (docs/audit.md, "Interrupting a batch"), but
+// it says where a stopped batch's time went and which phase each run in
+// flight was in (a first call on its build's budget, say).
+static json interrupted_record(const run::RunResult& r) {
+  // The runner's own steps after the kill (a comparison of nothing) are the
+  // run unwinding: it stopped in the last step of a child's.
+  json stopped_in = nullptr;
+  for (const auto& p : r.phases)
+    if (p.value("process", "") != "runner") stopped_in = p;
+  return {{"schema", "kaudit-interrupted/1"},
+          {"seconds", r.seconds},
+          {"stopped_in", stopped_in},
+          {"phases", r.phases},
+          {"first_calls", r.first_calls}};
+}
+
 // The run of a submission that can run and has none saved (or --force, or
 // `redo`: the saved one failed for the environment): made now and written
 // as run.json; else the saved one, if any.
@@ -166,9 +183,14 @@ std::optional<RunEvidence> run_evidence(const AuditItem& item, const BatchPlan& 
     const run::RunResult result = run_guarded(attempt, slot.gate.get(), guard);
     if (run::children_interrupted()) {  // its children were killed: nothing of it is evidence
       out.status = "interrupted";
+      try {
+        evidence::write_json_file(path.parent_path() / "interrupted.json", interrupted_record(result));
+      } catch (const std::exception&) {  // a record of where it stopped, not evidence: the audit stops anyway
+      }
       return std::nullopt;
     }
     evidence::write_json_file(path, result.to_json());
+    fs::remove(path.parent_path() / "interrupted.json");
     return RunEvidence{result.facts(), result.timing, result.seconds};
   } catch (const std::exception& e) {
     out.status = run::children_interrupted() ? "interrupted" : "failed";

@@ -80,6 +80,15 @@ done < "$out/procs"
 for f in run.json verdict.json; do
   [[ ! -e "$batch/solutions__hang/$f" ]] || fail "the interrupted run wrote $f"
 done
+# What the stopped run reached is kept beside them, as no evidence
+# (issue 27, item 5): where it was and how long it had run.
+/usr/bin/python3 -I - "$batch/solutions__hang/interrupted.json" <<'PY' || fail "interrupted.json: $(cat "$batch/solutions__hang/interrupted.json" 2>&1)"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["schema"] == "kaudit-interrupted/1", r
+assert r["stopped_in"]["phase"] == "correctness" and r["stopped_in"]["shape"] == 0, r
+assert r["seconds"] > 0 and any(p["phase"] == "start" for p in r["phases"]), r
+PY
 [[ ! -e "$batch/solutions__kb_softplus_clean/verdict.json" ]] || fail "a run started after the interruption"
 [[ ! -e "$batch/summary.json" ]] || fail "an interrupted first audit wrote a summary"
 
@@ -95,4 +104,5 @@ assert got["solutions__kb_softplus_clean"] == ("correct", "clean"), got
 assert got["solutions__hang"][0] == "error", got
 PY
 [[ -z "$(ls -A "$tmp")" ]] || fail "the resumed audit left in TMPDIR: $(ls -A "$tmp")"
+[[ ! -e "$batch/solutions__hang/interrupted.json" ]] || fail "the finished run left interrupted.json"
 echo "audit interrupt test passed"
