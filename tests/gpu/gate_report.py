@@ -37,7 +37,15 @@ def main():
         run = load(os.path.join(batch, key, "run.json")) or {}
         got = (verdict.get("result", "not-run"), verdict.get("integrity", "not-run"))
         if not run:
-            rows.append("  not run   %-55s expected %s, %s" % (key, want["result"], want["integrity"]))
+            # A run in flight when the call's limit stopped the batch says where it was.
+            stopped = load(os.path.join(batch, key, "interrupted.json"))
+            where = ""
+            if stopped and stopped.get("stopped_in"):
+                s = stopped["stopped_in"]
+                where = "; stopped after %.0f s in %s %s%s" % (
+                    stopped.get("seconds", 0), s.get("process", ""), s.get("phase", ""),
+                    " shape %s" % s["shape"] if "shape" in s else "")
+            rows.append("  not run   %-55s expected %s, %s%s" % (key, want["result"], want["integrity"], where))
             continue
         decided += 1
         # As kaudit audit --expect counts (audit/items.cpp): an error expected
