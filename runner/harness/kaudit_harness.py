@@ -450,13 +450,26 @@ class Problem:
         and is drawn on the host, as upstream draws it."""
         device = CONFIG["device"]
         if device != "cpu":
+            # The device's math settings, which a submission may change (TF32
+            # is a common honest choice), fixed while drawing: both processes
+            # draw the same bytes from a seed even where get_inputs multiplies.
+            torch = self.torch
+            cudnn = torch.backends.cudnn
+            saved = None
             T.manual_seed(seed)
             try:
+                saved = (torch.get_float32_matmul_precision(), cudnn.allow_tf32)
+                torch.set_float32_matmul_precision("highest")
+                cudnn.allow_tf32 = False
                 with T.device(device):
                     values = self.ref.get_inputs()
                 return [T.to(v, device) if isinstance(v, T.Tensor) else v for v in values]
             except Exception:  # noqa: BLE001 - drawn on the host below, from the same seed
                 pass
+            finally:
+                if saved:
+                    torch.set_float32_matmul_precision(saved[0])
+                    cudnn.allow_tf32 = saved[1]
         T.manual_seed(seed)
         return [T.to(v, device) if isinstance(v, T.Tensor) else v for v in self.ref.get_inputs()]
 
