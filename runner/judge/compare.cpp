@@ -1,5 +1,7 @@
 #include "runner/judge/compare.h"
 
+#include "runner/judge/index_ties.h"
+
 #include <algorithm>
 
 namespace kaudit::run {
@@ -47,6 +49,30 @@ std::vector<TensorFile> read_output_files(const json& outputs, const fs::path& x
   return out;
 }
 
+namespace {
+
+// An index output (top-k's, argsort's) whose differences are only tied
+// values' indices in another order passes (index_ties.h), where a floating
+// output of the same shape passed: its values say which positions are tied.
+void forgive_tie_reordering(const std::vector<TensorFile>& outs, const std::vector<TensorFile>& exp,
+                            std::vector<Comparison>& cmps, OutputCheck& c) {
+  for (std::size_t k = 0; k < outs.size(); ++k) {
+    if (cmps[k].ok || cmps[k].mismatches == 0 || exp[k].is_floating()) continue;
+    for (std::size_t v = 0; v < outs.size(); ++v) {
+      if (!cmps[v].ok || !exp[v].is_floating() || exp[v].shape != exp[k].shape) continue;
+      if (const auto reordered = tie_reordered_elements(outs[k], exp[k], exp[v])) {
+        c.tie_reordered += *reordered;
+        cmps[k] = Comparison{};
+        cmps[k].ok = true;
+        cmps[k].checked = exp[k].numel();
+        break;
+      }
+    }
+  }
+}
+
+}  // namespace
+
 // `stress_baseline`: for a numeric-stress case, the magnitude of the
 // reference's output on the unscaled inputs. Rounding errors grow with the
 // output, so the absolute tolerance grows by the output's growth (never
@@ -80,11 +106,16 @@ OutputCheck check_outputs(const json& got, const json& expected, const fs::path&
       return c;
     }
     bool only_elements = true;  // every failure is elements outside the tolerance (not a shape or dtype)
+    std::vector<Comparison> cmps;
     for (std::size_t k = 0; k < outs.size(); ++k) {
       Tolerance tol = tolerances.for_dtype(exp[k].dtype);
       tol.atol *= atol_scale;
       c.atol = k == 0 ? tol.atol : std::max(c.atol, tol.atol);
-      const auto cmp = compare_tensors(outs[k], exp[k], tol);
+      cmps.push_back(compare_tensors(outs[k], exp[k], tol));
+    }
+    forgive_tie_reordering(outs, exp, cmps, c);
+    for (std::size_t k = 0; k < outs.size(); ++k) {
+      const Comparison& cmp = cmps[k];
       c.max_abs = std::max(c.max_abs, cmp.max_abs_error);
       c.max_rel = std::max(c.max_rel, cmp.max_rel_error);
       c.mismatches += cmp.mismatches;
@@ -121,6 +152,7 @@ json output_check_json(const OutputCheck& c) {
     j["mismatches"] = c.mismatches;
     if (c.status == "passed" && c.mismatches > 0) j["tolerated_mismatches"] = c.mismatches;
     if (c.unwritten > 0) j["unwritten_elements"] = c.unwritten;
+    if (c.tie_reordered > 0) j["tie_reordered_elements"] = c.tie_reordered;
   }
   return j;
 }

@@ -37,6 +37,7 @@ struct OutputCheck {
   double atol = 0;  // the absolute tolerance applied (the largest, over outputs of several dtypes)
   std::size_t unwritten = 0;  // mismatches still holding the poison bytes (Comparison::poison_pattern)
   std::size_t far_mismatches = 0;  // Comparison::far_mismatches
+  std::size_t tie_reordered = 0;   // index elements that differ only in tied values' order (index_ties.h)
 };
 
 // Largest finite |value| over the floating-point tensors of one call's outputs.

@@ -1,0 +1,3 @@
+SHAPES = [
+    dict(rows=16, n=64, k=8),
+]
