@@ -195,10 +195,14 @@ run::RunResult run_guarded(const std::function<run::RunResult()>& attempt, Batch
   if (alone && free_bytes(s.temp_root) < s.min_free_bytes) return short_of_space(s, free_bytes(s.temp_root));
   run::RunResult first = attempt();
   const auto cause = environment_cause(first, s.device_shared);
-  if (!cause) return first;
+  // An interrupted audit killed the run's children (which reads as a kill
+  // the run did not send): no retry, whose first process would not start;
+  // the run as it stopped says where it was (interrupted.json).
+  if (!cause || run::children_interrupted()) return first;
   // Once more, with the machine to itself.
   h.release();
   h = hold(true);
+  if (run::children_interrupted()) return first;
   const std::uintmax_t free = free_bytes(s.temp_root);
   if (free < s.min_free_bytes) {
     first.infrastructure = json{{"cause", *cause}, {"attempts", 1}, {"free_bytes", free}};

@@ -105,4 +105,28 @@ assert got["solutions__hang"][0] == "error", got
 PY
 [[ -z "$(ls -A "$tmp")" ]] || fail "the resumed audit left in TMPDIR: $(ls -A "$tmp")"
 [[ ! -e "$batch/solutions__hang/interrupted.json" ]] || fail "the finished run left interrupted.json"
+# With two jobs the children's kill reads as one the run did not send (a
+# cause to retry it alone, on a shared device): an interrupted run is never
+# retried, and each run in flight keeps its interrupted.json.
+cp "$out/solutions/hang.py" "$out/solutions/hang_two.py"
+cat > "$out/manifest2.json" <<EOF
+{"schema": "kaudit-corpus/1", "entries": [
+  {"path": "$out/solutions/hang.py", "problem": "tests/runner/problems/linear_relu"},
+  {"path": "$out/solutions/hang_two.py", "problem": "tests/runner/problems/linear_relu"}]}
+EOF
+TMPDIR="$tmp" env --default-signal=INT "$kaudit" audit --device cpu --jobs 2 --manifest "$out/manifest2.json" \
+  -o "$out/batch2" > "$out/log3" 2>&1 &
+pid=$!
+for ((i = 0; i < 1500; i++)); do
+  descendants "$pid" > "$out/procs"
+  (( $(grep -c kaudit-interrupt-test-helper "$out/procs") >= 2 )) && break
+  kill -0 "$pid" 2>/dev/null || fail "the two-job audit ended before both hanging calls started"
+  sleep 0.2
+done
+kill -INT "$pid"
+wait "$pid"
+[[ $? == 130 ]] || fail "two jobs: exit status after SIGINT, want 130"
+for key in solutions__hang solutions__hang_two; do
+  [[ -e "$out/batch2/$key/interrupted.json" ]] || fail "two jobs: $key wrote no interrupted.json"
+done
 echo "audit interrupt test passed"
