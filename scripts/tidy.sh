@@ -2,8 +2,8 @@
 # clang-tidy (the checks in .clang-tidy) over every product source of a
 # configured build: exits 1 on any warning, 77 when clang-tidy-19 is missing.
 #   scripts/tidy.sh [BUILD_DIR]      (default: build; needs its compile_commands.json)
-# About 8 minutes on the 2-core machine (112 sources), so it is not yet part
-# of the test command; run it before landing a C++ change.
+# About 8 minutes on the 2-core machine (112 sources); the test command runs
+# it as the CTest test clang_tidy (tests/style/CMakeLists.txt).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build}
