@@ -17,8 +17,9 @@ namespace kaudit::run {
 // dimension) where `expected_values` (a floating output of the same shape,
 // the reference's) holds exactly equal values: within each such group of
 // tied positions, `got` holds the same indices as `expected`, in another
-// order. std::nullopt when any difference is anything else, or when the
-// shapes or dtypes do not fit.
+// order. Only an index output: the reference's row names no value twice.
+// std::nullopt when any difference is anything else, when a differing row
+// of the reference's repeats a value, or when the shapes or dtypes do not fit.
 std::optional<std::size_t> tie_reordered_elements(const TensorFile& got, const TensorFile& expected,
                                                   const TensorFile& expected_values);
 

@@ -319,6 +319,21 @@ TEST(CheckOutputs, IndicesOfTiedValuesMayComeInEitherOrder) {
   EXPECT_EQ(check(values, {10, 21, 21, 30, 1, 2, 3, 4}).status, "failed") << "one tied index twice";
   EXPECT_EQ(check({5, 3, 3, 2, 9, 8, 7, 6}, {10, 21, 20, 30, 1, 2, 3, 4}).status, "failed")
       << "the values themselves wrong";
+  // An integer output that repeats a value in a row is no index output
+  // (expert ids beside equal weights): its order among ties stays checked.
+  const auto repeating = [&](const std::vector<std::int64_t>& want, const std::vector<std::int64_t>& got) {
+    ToleranceTable tol;
+    tol.all = Tolerance{0, 0};
+    return check_outputs(nlohmann::json::array({file(make<float>("float32", {2, 4}, values)),
+                                                file(make<std::int64_t>("int64", {2, 4}, got))}),
+                         nlohmann::json::array({file(make<float>("float32", {2, 4}, values)),
+                                                file(make<std::int64_t>("int64", {2, 4}, want))}),
+                         dir, tol, std::nullopt, 0, NearMissAllowance{0, 0});
+  };
+  EXPECT_EQ(repeating({0, 1, 2, 0, 1, 1, 0, 0}, {0, 2, 1, 0, 1, 1, 0, 0}).status, "failed")
+      << "a row that names 0 twice is no index";
+  EXPECT_EQ(repeating({0, 1, 2, 3, 1, 1, 0, 0}, {0, 2, 1, 3, 1, 1, 0, 0}).status, "passed")
+      << "the differing row is an index; the repeating one is equal";
   const auto alone = [&](const std::vector<std::int64_t>& got) {
     ToleranceTable tol;
     tol.all = Tolerance{0, 0};
