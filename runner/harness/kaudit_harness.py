@@ -1797,6 +1797,15 @@ def run_submission(torch):
     send("done")
 
 
+def limit_tasks(limit):
+    """RLIMIT_NPROC where it is the run's task limit (runner/process/task_limit.h),
+    set here, inside the sandbox's user namespace, before anything of the
+    problem or the submission runs: hard and soft, so nothing can raise it."""
+    if limit:
+        import resource
+        resource.setrlimit(resource.RLIMIT_NPROC, (limit, limit))
+
+
 def main():
     global CONFIG, CHANNEL_FD
     with open_existing(sys.argv[1]) as f:
@@ -1804,6 +1813,7 @@ def main():
     CHANNEL_FD = CONFIG["channel_fd"]
     phase = "start"
     try:
+        limit_tasks(CONFIG.get("nproc_limit", 0))
         import torch
         # torch._dynamo wraps torch.manual_seed (and more) in its own
         # decorator when it is first imported, which any later torch call

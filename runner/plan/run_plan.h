@@ -41,9 +41,16 @@ struct RunPlan {
   std::string format;             // "kernelbench" or "kernelbench_hard", as the harness names it
   std::vector<CorrectnessCase> cases;
   Isolation isolation;  // how the children are kept apart (runner/process/sandbox.h)
-  bool nproc_rlimit = false;  // the task limit is RLIMIT_NPROC (no cgroup could hold it; runner/process/task_limit.h)
+  // The task limit is RLIMIT_NPROC (no cgroup could hold it; runner/process/task_limit.h).
+  // The harness sets it inside the sandbox's user namespace (harness_nproc_limit).
+  bool nproc_rlimit = false;
   std::vector<std::filesystem::path> interpreter_dirs;  // what the interpreter reads, mounted read-only
 
+  // RLIMIT_NPROC for the harness to set as its first act, 0 for none. Set
+  // before bubblewrap made the run's user namespace, the kernel would bind
+  // the namespace's outer count with it too: every process of kaudit's user,
+  // every run of the batch, sharing one count.
+  long harness_nproc_limit() const { return nproc_rlimit ? options.max_tasks : 0; }
   nlohmann::json cases_json() const;
   nlohmann::json settings_json() const;  // run.json's settings
   // A problem file's path inside a working copy of the problem folder.

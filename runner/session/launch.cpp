@@ -46,7 +46,6 @@ ChildSpec child_spec(const RunPlan& plan, const Workspace& ws, Role role, const 
   spec.argv = {plan.python.string(), "-B", plan.harness.string(), config.string()};
   spec.limits = {{RLIMIT_CORE, 0}, {RLIMIT_FSIZE, kChildFileSizeLimit}};
   spec.max_tasks = plan.options.max_tasks;
-  if (plan.nproc_rlimit) spec.limits.emplace_back(RLIMIT_NPROC, static_cast<unsigned long long>(plan.options.max_tasks));
   if (plan.isolation.sandboxed) {
     spec.argv = sandboxed_argv(sandbox_support(), mounts_of(plan, ws, role), home, spec.argv);
     sandbox_child_filter(sandbox_support(), spec);

@@ -40,7 +40,8 @@ void SubmissionSession::start() {
               {"channel_fd", kChannelFd},
               {"init_seed", plan_.options.init_seed},
               {"shape_selection", plan_.options.shapes},
-              {"trace", plan_.options.trace}};
+              {"trace", plan_.options.trace},
+              {"nproc_limit", plan_.harness_nproc_limit()}};
   std::ofstream(cfg_path) << common::json_text(cfg);
   started_ = phase_started_ = clock_type::now();
   timeout_s_ = plan_.setup_s;
