@@ -7,8 +7,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <chrono>
 #include <fstream>
 #include <sstream>
@@ -29,11 +32,70 @@ bool write_file(const fs::path& file, const std::string& text) {
   return static_cast<bool>(out);
 }
 
-std::vector<int> tasks_in(const fs::path& dir) {
-  std::ifstream in(dir / "cgroup.procs");
+// Writes `text` to a cgroup control file in one write: 0, or the errno the
+// kernel answered with (EBUSY, EOPNOTSUPP, ... say why a controller or a
+// type was refused).
+int write_control(const fs::path& file, const std::string& text) {
+  const int fd = ::open(file.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return errno;
+  const bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  const int err = ok ? 0 : errno;
+  ::close(fd);
+  return err;
+}
+
+std::string read_text(const fs::path& file) {
+  std::ifstream in(file);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+bool lists_pids(const fs::path& file) {
+  std::istringstream words(read_text(file));
+  for (std::string w; words >> w;)
+    if (w == "pids") return true;
+  return false;
+}
+
+// The processes with a task in the cgroup: cgroup v2 lists threads in
+// cgroup.threads (cgroup.procs cannot be read in a threaded cgroup), v1
+// processes in cgroup.procs. A thread is ended through its process.
+std::vector<int> processes_in(const fs::path& dir) {
+  const bool v2 = fs::exists(dir / "cgroup.threads");
+  std::ifstream in(dir / (v2 ? "cgroup.threads" : "cgroup.procs"));
   std::vector<int> pids;
-  for (int pid = 0; in >> pid;) pids.push_back(pid);
+  for (int id = 0; in >> id;) {
+    int process = id;
+    if (v2) {
+      std::ifstream status("/proc/" + std::to_string(id) + "/status");
+      for (std::string line; std::getline(status, line);)
+        if (line.rfind("Tgid:", 0) == 0) process = std::atoi(line.c_str() + 5);
+    }
+    if (process > 0 && std::find(pids.begin(), pids.end(), process) == pids.end()) pids.push_back(process);
+  }
   return pids;
+}
+
+// Makes kaudit's own cgroup v2 hand the pids controller down. The controller
+// only counts where no pids.max is set, so kaudit enables it where it may:
+// in every ancestor that lacks it, from the hierarchy's root down, then in
+// its own cgroup. That one holds processes (kaudit, the shell that started
+// it), which a cgroup handing a domain controller down may not; pids is a
+// threaded controller, which it may hand down as a thread root: each run's
+// cgroup is then made threaded (TaskLimit). Nothing is moved and nothing
+// limited but the runs' own cgroups. "" when done, else why not.
+std::string enable_pids_down_to(const fs::path& mount, const fs::path& own) {
+  std::vector<fs::path> chain;
+  for (fs::path dir = own;; dir = dir.parent_path()) {
+    chain.insert(chain.begin(), dir);
+    if (dir == mount || !dir.has_relative_path() || dir == dir.parent_path()) break;
+  }
+  for (const fs::path& dir : chain) {
+    if (lists_pids(dir / "cgroup.subtree_control")) continue;
+    if (!lists_pids(dir / "cgroup.controllers")) return "the pids controller is not available in " + dir.string();
+    if (const int err = write_control(dir / "cgroup.subtree_control", "+pids"))
+      return "enabling it in " + dir.string() + "/cgroup.subtree_control failed (" + std::strerror(err) + ")";
+  }
+  return "";
 }
 
 // kaudit's own cgroup in the hierarchy that has the pids controller: the
@@ -74,12 +136,9 @@ TaskLimitSupport find_parent() {
   } else if (have_v2 && !v2_mount.empty()) {
     s.parent = v2_mount / fs::path(v2_path).relative_path();
     s.kind = "cgroup v2";
-    // A v2 cgroup hands a controller to its children only where it lists
-    // it; kaudit's own cgroup holds kaudit, so it can add it only at the root.
-    std::ifstream subtree(s.parent / "cgroup.subtree_control");
-    std::string enabled((std::istreambuf_iterator<char>(subtree)), std::istreambuf_iterator<char>());
-    if (enabled.find("pids") == std::string::npos && !write_file(s.parent / "cgroup.subtree_control", "+pids")) {
-      s.why_not = "kaudit's cgroup v2 (" + s.parent.string() + ") does not hand the pids controller to cgroups below it";
+    // A v2 cgroup hands a controller to its children only where it lists it.
+    if (const std::string why = enable_pids_down_to(v2_mount, s.parent); !why.empty()) {
+      s.why_not = "kaudit's cgroup v2 (" + s.parent.string() + ") does not hand the pids controller to cgroups below it: " + why;
       return s;
     }
   } else {
@@ -90,36 +149,15 @@ TaskLimitSupport find_parent() {
   return s;
 }
 
-// A trial cgroup that a forked process joins, as a child of a run will.
-TaskLimitSupport probe() {
-  TaskLimitSupport s = find_parent();
-  if (!s.available) return s;
-  try {
-    const TaskLimit trial(s, 16);
-    const char* join = trial.join_file().c_str();
-    const pid_t pid = fork();
-    if (pid == 0) _exit(join_cgroup(join) ? 0 : 1);
-    int status = 0;
-    if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-      throw std::runtime_error("a process cannot join a cgroup made at " + s.parent.string());
-  } catch (const std::exception& e) {
-    s.available = false;
-    s.why_not = e.what();
-  }
-  return s;
-}
-
-// In a forked process: a user namespace of its own, RLIMIT_NPROC 4, then
-// forks until one is refused. Exit 0: refused with EAGAIN within the limit.
-[[noreturn]] void try_process_limit() {
-  if (unshare(CLONE_NEWUSER) != 0) _exit(2);
-  const rlimit lim{4, 4};
-  if (setrlimit(RLIMIT_NPROC, &lim) != 0) _exit(3);
+// In a forked process: forks children that wait until `limit` * 2 have
+// started or one fork is refused. True when one was refused with EAGAIN
+// before the process and its children passed `limit` tasks.
+bool forks_refused_within(int limit) {
   int hold[2];
-  if (pipe(hold) != 0) _exit(4);
-  pid_t kids[16];
+  if (pipe(hold) != 0) return false;
+  pid_t kids[64];
   int started = 0, refused_at = -1;
-  for (; started < 16; ++started) {
+  for (; started < 2 * limit && started < 64; ++started) {
     kids[started] = fork();
     if (kids[started] == 0) {
       close(hold[1]);
@@ -134,7 +172,39 @@ TaskLimitSupport probe() {
   }
   close(hold[1]);
   for (int k = 0; k < started; ++k) waitpid(kids[k], nullptr, 0);
-  _exit(refused_at >= 0 && refused_at <= 4 ? 0 : 5);
+  return refused_at >= 0 && refused_at <= limit;
+}
+
+// A trial cgroup that a forked process joins, as a child of a run will,
+// and forks in until the limit refuses it: a limit kaudit names holds.
+TaskLimitSupport probe() {
+  TaskLimitSupport s = find_parent();
+  if (!s.available) return s;
+  try {
+    const TaskLimit trial(s, 8);
+    if (trial.threaded()) s.kind += ", threaded (kaudit's cgroup holds processes of its own)";
+    const char* join = trial.join_file().c_str();
+    const pid_t pid = fork();
+    if (pid == 0) _exit(!join_cgroup(join) ? 1 : forks_refused_within(8) ? 0 : 2);
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) == 1)
+      throw std::runtime_error("a process cannot join a cgroup made at " + s.parent.string());
+    if (WEXITSTATUS(status) != 0)
+      throw std::runtime_error("pids.max was not enforced in a cgroup made at " + s.parent.string());
+  } catch (const std::exception& e) {
+    s.available = false;
+    s.why_not = e.what();
+  }
+  return s;
+}
+
+// In a forked process: a user namespace of its own, RLIMIT_NPROC 4, then
+// forks until one is refused. Exit 0: refused with EAGAIN within the limit.
+[[noreturn]] void try_process_limit() {
+  if (unshare(CLONE_NEWUSER) != 0) _exit(2);
+  const rlimit lim{4, 4};
+  if (setrlimit(RLIMIT_NPROC, &lim) != 0) _exit(3);
+  _exit(forks_refused_within(4) ? 0 : 5);
 }
 
 ProcessLimitSupport probe_process_limit() {
@@ -183,6 +253,16 @@ TaskLimit::TaskLimit(const TaskLimitSupport& support, long max_tasks) {
   if (!fs::create_directory(dir_, ec) || ec)
     throw std::runtime_error("cannot make a cgroup at " + dir_.string() + ": " +
                              (ec ? ec.message() : std::string("it exists")));
+  // Below a cgroup v2 with processes of its own that hands pids down as a
+  // thread root (enable_pids_down_to), a new cgroup is "domain invalid"
+  // until made threaded.
+  if (read_text(dir_ / "cgroup.type").rfind("domain invalid", 0) == 0) {
+    threaded_ = true;
+    if (const int err = write_control(dir_ / "cgroup.type", "threaded")) {
+      fs::remove(dir_, ec);
+      throw std::runtime_error("cannot make " + dir_.string() + " a threaded cgroup (" + std::strerror(err) + ")");
+    }
+  }
   if (!write_file(dir_ / "pids.max", std::to_string(max_tasks))) {
     fs::remove(dir_, ec);
     throw std::runtime_error("cannot set pids.max in " + dir_.string());
@@ -194,7 +274,7 @@ TaskLimit::~TaskLimit() {
   // What the child left (daemons, a second session) ends here; a task
   // killed leaves the cgroup once its parent has reaped it.
   for (int round = 0; round < 200; ++round) {
-    const auto tasks = tasks_in(dir_);
+    const auto tasks = processes_in(dir_);
     if (tasks.empty()) break;
     for (const int pid : tasks) ::kill(pid, SIGKILL);
     std::this_thread::sleep_for(std::chrono::milliseconds(10));

@@ -1,7 +1,8 @@
 // How many tasks (processes and threads) a run's child and everything it
 // starts may have at once: a cgroup of the pids controller of the child's
-// own (cgroup v1's pids hierarchy, or v2 where kaudit's cgroup can hand the
-// controller down), made where this machine lets kaudit make one. A fork
+// own (cgroup v1's pids hierarchy, or v2 where kaudit's cgroup hands the
+// controller down or can be made to), made where this machine lets kaudit
+// make one. A fork
 // bomb then meets EAGAIN at the limit instead of taking the machine, and
 // every task left in the cgroup is ended when the child is.
 #pragma once
@@ -14,7 +15,7 @@ namespace kaudit::run {
 struct TaskLimitSupport {
   bool available = false;
   std::filesystem::path parent;  // where a child's cgroup is made
-  std::string kind;              // "cgroup v1" or "cgroup v2"
+  std::string kind;              // "cgroup v1" or "cgroup v2" (", threaded ...")
   std::string why_not;           // when not available
 };
 // Found out once per process (it makes and removes one cgroup to be sure).
@@ -47,10 +48,13 @@ class TaskLimit {
   TaskLimit& operator=(const TaskLimit&) = delete;
   // The file a process writes "0" into to join (the child, before exec).
   const std::string& join_file() const { return join_file_; }
+  // A threaded cgroup v2 (its parent, kaudit's own, holds processes).
+  bool threaded() const { return threaded_; }
 
  private:
   std::filesystem::path dir_;
   std::string join_file_;
+  bool threaded_ = false;
 };
 
 }  // namespace kaudit::run

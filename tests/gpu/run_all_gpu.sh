@@ -52,7 +52,7 @@ for step in ${KAUDIT_GPU_STEPS:-runner corpus}; do
           # batch, the gate's entries first, which resumed calls with KAUDIT_GATE_MANIFEST finish).
           [[ -x build-gpu/kaudit ]] || KAUDIT_RUNNER_PART=none timeout "$(left)" bash tests/gpu/run_runner_gpu.sh >/dev/null 2>&1
           echo "gate: built at $(( $(date +%s) - start )) s"
-          grep -E "PASS|FAIL|built|FAILED|tests? (skipped|passed)" "$OUT/runner_gpu.log" 2>/dev/null | tail -12
+          grep -E "PASS|FAIL|built|FAILED|tests? (skipped|passed)|task limit|cgroup:" "$OUT/runner_gpu.log" 2>/dev/null | tail -16
           # KAUDIT_GATE_MANIFEST: another subset instead (the rest of the corpus, say).
           [[ -n ${KAUDIT_GATE_MANIFEST:-} ]] || python3 tests/gpu/gate_manifest.py gate-manifest.json
           KAUDIT_CORPUS_MANIFEST=${KAUDIT_GATE_MANIFEST:-gate-manifest.json} KAUDIT_CORPUS_JOBS=${KAUDIT_CORPUS_JOBS:-6} \

@@ -53,6 +53,9 @@ if ! cmake --build build-gpu -j "$(nproc)" --target "${targets[@]}" >>"$OUT/buil
 fi
 say "built in $(( $(date +%s) - t0 )) s (tracer=$tracer)"
 ./build-gpu/tests/runner/runner_unit_test --gtest_brief=1 2>&1 | tail -3; check "runner unit tests" ${PIPESTATUS[0]}
+# Which task limit holds here (issue 26, item 6), and the cgroup facts behind it.
+say "cgroup: $(tr '\n' ' ' </proc/self/cgroup)"
+./build-gpu/tests/runner/runner_unit_test --gtest_filter='TaskLimit.*' 2>&1 | grep -E "^task limit|OK|FAILED|SKIPPED" | head -8
 
 PART=${KAUDIT_RUNNER_PART:-all}
 # none: the build and the unit tests only (the corpus step needs the build).

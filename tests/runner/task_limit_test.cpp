@@ -12,6 +12,7 @@
 
 #include <cerrno>
 #include <fstream>
+#include <iostream>
 #include <string>
 
 namespace {
@@ -111,4 +112,18 @@ TEST(TaskLimit, RlimitNprocHoldsInAUserNamespaceOfItsOwn) {
   if (exit_code(pid) != 0) GTEST_SKIP() << "no user namespace can be made here";
   const auto& support = kaudit::run::process_limit_support();
   EXPECT_TRUE(support.available) << support.why_not;
+}
+
+// Which limit holds on this machine, or why none does, in words a run's
+// isolation repeats (the GPU machine's log shows this line).
+TEST(TaskLimit, TheMachinesLimitIsNamedOrExplained) {
+  const auto& support = kaudit::run::task_limit_support();
+  if (support.available) {
+    EXPECT_FALSE(support.kind.empty());
+    EXPECT_TRUE(support.why_not.empty()) << support.why_not;
+    std::cout << "task limit: " << support.kind << " under " << support.parent << "\n";
+  } else {
+    EXPECT_FALSE(support.why_not.empty());
+    std::cout << "task limit: no cgroup: " << support.why_not << "\n";
+  }
 }
