@@ -17,6 +17,8 @@ command -v npm >/dev/null 2>&1 || packages+=(npm)
 # The SARIF files validated against the SARIF 2.1.0 schema, formats checked
 # (tests/audit/audit_ci_test.sh).
 packages+=(python3-jsonschema python3-rfc3987)
+# pyflakes over the harness (tests/style/harness_pyflakes.sh): names its CUDA branches use.
+packages+=(pyflakes3)
 # The Python module (python/): pybind11 and the Python headers; cpack -G DEB
 # (tests/install/install_test.sh) runs dpkg-shlibdeps, from dpkg-dev.
 packages+=(pybind11-dev python3-dev dpkg-dev)

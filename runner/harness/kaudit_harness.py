@@ -149,7 +149,11 @@ def seals(torch):
     out += [(T, name, obj) for name, obj in list(vars(T).items())]
     functions = [obj for obj in vars(here).values() if isinstance(obj, types.FunctionType)]
     for cls in [obj for obj in vars(here).values() if isinstance(obj, type) and obj.__module__ == __name__]:
-        functions += [f for f in vars(cls).values() if isinstance(f, types.FunctionType)]
+        methods = [(name, f) for name, f in vars(cls).items() if isinstance(f, types.FunctionType)]
+        # The methods as the class holds them: one put in a method's place
+        # on the class leaves the sealed function's code as it was.
+        out += [(cls, name, f) for name, f in methods]
+        functions += [f for _, f in methods]
     return out + code_seals(functions)
 
 
@@ -1430,10 +1434,19 @@ SEEDED_CASE_BYTES = 64 << 20  # the runner's RunOptions::seeded_case_bytes says 
 INPUTS_BACK_BYTES = 16 << 20
 
 
+def load_solution_class():
+    """The submission's model class, from its module (imported here)."""
+    solution = load_module("solution", CONFIG["solution"])
+    # KernelBench names the submission's class ModelNew, KernelBench-Hard
+    # Model; submissions in the wild use either with either format.
+    names = ("ModelNew", "Model") if CONFIG["format"] == "kernelbench" else ("Model", "ModelNew")
+    cls = next((getattr(solution, n) for n in names if isinstance(getattr(solution, n, None), type)), None)
+    if cls is None:
+        raise AttributeError("the solution defines no class %s or %s" % names)
+    return cls
+
+
 def run_submission(torch):
-    device = CONFIG["device"]
-    xfer = CONFIG["xfer"]
-    outputs_dir = os.path.join(xfer, "out")
     send("phase", phase="setup")
     try:
         problem = Problem(torch)
@@ -1444,13 +1457,7 @@ def run_submission(torch):
     sealed = seals(torch)  # before the submission is imported
     tampered = set()
     try:
-        solution = load_module("solution", CONFIG["solution"])
-        # KernelBench names the submission's class ModelNew, KernelBench-Hard
-        # Model; submissions in the wild use either with either format.
-        names = ("ModelNew", "Model") if CONFIG["format"] == "kernelbench" else ("Model", "ModelNew")
-        cls = next((getattr(solution, n) for n in names if isinstance(getattr(solution, n, None), type)), None)
-        if cls is None:
-            raise AttributeError("the solution defines no class %s or %s" % names)
+        cls = load_solution_class()
     except BaseException as e:  # SystemExit and KeyboardInterrupt at import are failures too
         fail("import", e)
         return
@@ -1463,27 +1470,48 @@ def run_submission(torch):
         return
     with open_existing(line) as f:
         CONFIG.update(_loads(f.read()))
-    tracer = Tracer()
-    # Written before every timed call in every mode (the device's L2, or the
-    # CPU's last-level cache), so that no mode's inputs start warmer.
-    flush_buf = None
-    if CONFIG["flush_bytes"] > 0:
-        flush_buf = T.empty(int(CONFIG["flush_bytes"]) // 4, dtype=torch.int32, device=device)
+    SubmissionCalls(torch, problem, cls, sealed, tampered).run()
 
-    def flush():
-        if flush_buf is not None:
-            flush_buf.zero_()
 
-    def expect(answer, what):
+class SubmissionCalls:
+    """The submission's calls once the runner's configuration is complete:
+    each graded shape's correctness cases, its timing modes, then the
+    off-grid shapes. Its methods are sealed with the harness's own code
+    (seals); slots, so that no method can be shadowed on the instance."""
+
+    __slots__ = ("torch", "device", "outputs_dir", "problem", "cls", "sealed", "tampered", "tracer", "flush_buf",
+                 "by_shape")
+
+    def __init__(self, torch, problem, cls, sealed, tampered):
+        self.torch, self.problem, self.cls = torch, problem, cls
+        self.sealed, self.tampered = sealed, tampered
+        self.device = CONFIG["device"]
+        self.outputs_dir = os.path.join(CONFIG["xfer"], "out")
+        self.tracer = Tracer()
+        # Written before every timed call in every mode (the device's L2, or the
+        # CPU's last-level cache), so that no mode's inputs start warmer.
+        self.flush_buf = None
+        if CONFIG["flush_bytes"] > 0:
+            self.flush_buf = T.empty(int(CONFIG["flush_bytes"]) // 4, dtype=torch.int32, device=self.device)
+        self.by_shape = {}
+        for c in CONFIG["correctness"]:
+            self.by_shape.setdefault(c["shape"], []).append(c)
+
+    def flush(self):
+        if self.flush_buf is not None:
+            self.flush_buf.zero_()
+
+    def expect(self, answer, what):
         got = receive()
         if got not in answer:
             raise RuntimeError("the runner did not %s (it said %r)" % (what, got[:80]))
         return got
 
-    def timed(model, args, mode, shape, index):
-        flush()
+    def timed(self, model, args, mode, shape, index):
+        tracer = self.tracer
+        self.flush()
         tracer.begin("timed", shape, mode, index)
-        if device == "cuda":
+        if self.device == "cuda":
             start = T.Event(enable_timing=True)
             end = T.Event(enable_timing=True)
             T.ev_record(start)
@@ -1504,16 +1532,17 @@ def run_submission(torch):
             tracer.end()
         return out, ms
 
-    def stream_order_probe(model, args, shape):
+    def stream_order_probe(self, model, args, shape):
         """Is the output complete on the caller's stream when forward returns?
         The caller's stream is kept busy first, so work the submission queues
         on another stream after waiting for the caller's is still pending when
         a copy on the caller's stream reads the output; after a full
         synchronize both must be equal. Work the caller's stream never waits
         for is outside any interval its events measure."""
+        torch = self.torch
         poison(torch, min(4 * tensor_bytes(torch, args), HOLD_BYTES))
         sync(torch)
-        tracer.begin("probe", shape, "stream-order", 0)
+        self.tracer.begin("probe", shape, "stream-order", 0)
         spin = getattr(torch.cuda, "_sleep", None)  # a private API: without it, the probe is weaker
         if spin is not None:
             spin(STREAM_PROBE_SLEEP_CYCLES)
@@ -1521,14 +1550,14 @@ def run_submission(torch):
         outs = [o for o in returned(out) if isinstance(o, T.Tensor)]
         early = [T.clone(o) for o in outs]  # ordered on the caller's stream only
         sync(torch)
-        tracer.end()
+        self.tracer.end()
         differing = sum(1 for a, b in zip(early, outs) if not same_values(torch, [a], [b]))
         send("probe", shape=shape, probe="stream-order", outputs=len(outs), differing=differing)
 
-    def correctness(i, model, by_shape):
+    def correctness(self, i, model):
         """Every correctness case of shape i: outputs (and inputs, when the
         call may have changed them) go back to the runner as files."""
-        checks = OutputChecks(torch)
+        checks = OutputChecks(self.torch)
         # Every case's inputs stay alive until the shape is done, so that no
         # two calls of a shape see the same addresses; inputs of several GiB
         # are let go (runs sharing the device would run out of memory), and a
@@ -1536,82 +1565,94 @@ def run_submission(torch):
         # rewrite mode.
         held, held_bytes = [], 0
         files = {}  # a seed's files, read once for the seed and its stress cases
-        for n_case, c in enumerate(by_shape.get(i, [])):
-            seeded = "seed" in c  # drawn here from its seed (SEEDED_CASE_BYTES), not read from files
-            host = {} if seeded else read_files(torch, c["inputs"], files)  # file work, before the device's turn
-            device_turn()
-            if seeded:
-                inputs = problem.gen_inputs(c["seed"])
-                digest = {"inputs_digest": inputs_digest(inputs)}
-            else:
-                inputs = read_values(torch, c["inputs"], device, files, host)
-                digest = {}
-            del host
-            nbytes = tensor_bytes(torch, inputs)
+        for n_case, c in enumerate(self.by_shape.get(i, [])):
+            inputs, digest = self.case_inputs(c, files)
+            nbytes = tensor_bytes(self.torch, inputs)
             held_bytes += nbytes
             if held_bytes <= HOLD_BYTES:
                 held.append(inputs)
-            # Small inputs, and the first case's, go back to the runner after
-            # the call, whole; bigger ones are compared here first and go back
-            # only when they changed (large tensors are costly to move).
-            back = not seeded and (n_case == 0 or nbytes <= INPUTS_BACK_BYTES)
-            prefix = os.path.join(outputs_dir, "s%d_c%d_" % (i, c["case"]))
-            # A stress case's inputs are scaled here, so they are not the
-            # reference's files: the runner gets them as the call got them.
-            scaled = back and any("scale" in e for e in c["inputs"])
-            handed = write_values(torch, inputs, prefix + "b") if scaled else None
-            before = None if back else [clone_tensor(torch, v) for v in inputs]
-            poison(torch, min(4 * nbytes, HOLD_BYTES))
-            tracer.begin("correctness", i, "", c["case"])
-            try:
-                out = model(*inputs)
-                if n_case == 0:
-                    # A build or compile happens inside forward; what the
-                    # call launched and is still running now is no build:
-                    # from here the runner gives the first call a call's
-                    # limit, so a kernel that never ends holds the device
-                    # (shared by runs of kaudit audit --jobs) no longer.
-                    send("returned", shape=i)
-                sync(torch)
-            except Exception as e:  # noqa: BLE001 - the runner decides: an error in a graded case
-                tracer.end()
-                send("call", kind="correctness", shape=i, case=c["case"], outputs=[], inputs_after=[],
-                     raised=raised_by(e))
-                continue
-            tracer.end()
-            outs = checks.check(out, inputs)
-            # Copied to host memory under the turn; the files are written without it.
-            after = host_values(inputs) if back or not same_values(torch, before, inputs) else []
-            # A seeded case has no files of the reference's to compare with:
-            # the inputs as the call got them go with the changed ones.
-            before = host_values(before) if seeded and after else None
-            outs = host_values([o for o in outs if isinstance(o, T.Tensor)])
-            out = None
-            device_idle()
-            if before is not None:
-                handed = write_values(torch, before, prefix + "b")
-            extra = dict(digest, inputs_before=handed) if handed is not None else digest
-            send("call", kind="correctness", shape=i, case=c["case"], outputs=write_values(torch, outs, prefix + "o"),
-                 inputs_after=write_values(torch, after, prefix + "a") if after else [], **extra)
-            del outs, after, before
+            self.correctness_call(i, n_case, c, model, inputs, digest, nbytes, checks)
         send("checks", shape=i, mode="correctness", counts=checks.counts, types=sorted(checks.types))
         return files
 
-    def timing(i, mode, model, base, first_inputs):
+    def case_inputs(self, c, files):
+        """A correctness case's inputs on the device, and {inputs_digest} when
+        drawn here from its seed (SEEDED_CASE_BYTES), not read from files."""
+        seeded = "seed" in c
+        host = {} if seeded else read_files(self.torch, c["inputs"], files)  # file work, before the device's turn
+        device_turn()
+        if seeded:
+            inputs = self.problem.gen_inputs(c["seed"])
+            return inputs, {"inputs_digest": inputs_digest(inputs)}
+        return read_values(self.torch, c["inputs"], self.device, files, host), {}
+
+    def correctness_call(self, i, n_case, c, model, inputs, digest, nbytes, checks):
+        """One correctness call, its outputs (and changed inputs) sent as files."""
+        torch, tracer = self.torch, self.tracer
+        seeded = "inputs_digest" in digest
+        # Small inputs, and the first case's, go back to the runner after
+        # the call, whole; bigger ones are compared here first and go back
+        # only when they changed (large tensors are costly to move).
+        back = not seeded and (n_case == 0 or nbytes <= INPUTS_BACK_BYTES)
+        prefix = os.path.join(self.outputs_dir, "s%d_c%d_" % (i, c["case"]))
+        # A stress case's inputs are scaled here, so they are not the
+        # reference's files: the runner gets them as the call got them.
+        scaled = back and any("scale" in e for e in c["inputs"])
+        handed = write_values(torch, inputs, prefix + "b") if scaled else None
+        before = None if back else [clone_tensor(torch, v) for v in inputs]
+        poison(torch, min(4 * nbytes, HOLD_BYTES))
+        tracer.begin("correctness", i, "", c["case"])
+        try:
+            out = model(*inputs)
+            if n_case == 0:
+                # A build or compile happens inside forward; what the
+                # call launched and is still running now is no build:
+                # from here the runner gives the first call a call's
+                # limit, so a kernel that never ends holds the device
+                # (shared by runs of kaudit audit --jobs) no longer.
+                send("returned", shape=i)
+            sync(torch)
+        except Exception as e:  # noqa: BLE001 - the runner decides: an error in a graded case
+            tracer.end()
+            send("call", kind="correctness", shape=i, case=c["case"], outputs=[], inputs_after=[],
+                 raised=raised_by(e))
+            return
+        tracer.end()
+        outs = checks.check(out, inputs)
+        # Copied to host memory under the turn; the files are written without it.
+        after = host_values(inputs) if back or not same_values(torch, before, inputs) else []
+        # A seeded case has no files of the reference's to compare with:
+        # the inputs as the call got them go with the changed ones.
+        before = host_values(before) if seeded and after else None
+        outs = host_values([o for o in outs if isinstance(o, T.Tensor)])
+        out = None
+        device_idle()
+        if before is not None:
+            handed = write_values(torch, before, prefix + "b")
+        extra = dict(digest, inputs_before=handed) if handed is not None else digest
+        send("call", kind="correctness", shape=i, case=c["case"], outputs=write_values(torch, outs, prefix + "o"),
+             inputs_after=write_values(torch, after, prefix + "a") if after else [], **extra)
+
+    def settle_for_mode(self, base):
+        """On the CPU, the allocator's pool sized for what a mode keeps alive
+        (fresh inputs) and room for outputs."""
+        if self.device == "cpu":
+            call_bytes = tensor_bytes(self.torch, base)
+            settle_host_allocator(self.torch, min(int(CONFIG["keep_alive_bytes"]),
+                                                  (CONFIG["warmup"] + CONFIG["trials"]) * call_bytes)
+                                  + max(HOST_POOL_MARGIN, 4 * call_bytes))
+
+    def timing(self, i, mode, model, base, first_inputs):
         """One timing mode: warm-up, then each timed call started by the
         runner ("go") and reported at once; the runner says after each call
         whether it checks that call's output ("keep"), so no call knows
         whether it will be checked. Returns the mode's summary, sent once
         every mode is done and the device is shared again (send_summary)."""
+        torch, problem, tracer = self.torch, self.problem, self.tracer
         checks = OutputChecks(torch)
-        if device == "cpu":
-            # What the mode keeps alive (fresh inputs), and room for outputs.
-            call_bytes = tensor_bytes(torch, base)
-            settle_host_allocator(torch, min(int(CONFIG["keep_alive_bytes"]),
-                                             (CONFIG["warmup"] + CONFIG["trials"]) * call_bytes)
-                                  + max(HOST_POOL_MARGIN, 4 * call_bytes))
+        self.settle_for_mode(base)
         send("mode_start", shape=i, mode=mode)
-        expect(("go",), "start the mode")
+        self.expect(("go",), "start the mode")
         for w in range(CONFIG["warmup"]):
             tracer.begin("warmup", i, mode, w)
             out = model(*base)
@@ -1665,8 +1706,8 @@ def run_submission(torch):
             checks.let_go()
             sync(torch)
             send("call_ready", shape=i, mode=mode, call=k)
-            expect(("go",), "start the call")
-            out, ms = timed(model, args, mode, i, k)
+            self.expect(("go",), "start the call")
+            out, ms = self.timed(model, args, mode, i, k)
             send("timed", shape=i, mode=mode, call=k, ms=ms)
             outs = checks.check(out, args)
             answer = receive().split()
@@ -1689,7 +1730,8 @@ def run_submission(torch):
         return {"shape": i, "mode": mode, "pending": pending, "counts": checks.counts,
                 "types": sorted(checks.types), "versions_moved": versions_moved}
 
-    def send_summary(summary):
+    def send_summary(self, summary):
+        torch = self.torch
         i, mode = summary["shape"], summary["mode"]
         sampled = []
         device_turn()  # copied to host memory under a turn; the files are written without it
@@ -1699,7 +1741,7 @@ def run_submission(torch):
                 entry["inputs"] = host_values(entry["inputs"])
         device_idle()
         for entry in summary["pending"]:
-            prefix = os.path.join(outputs_dir, "t_s%d_%s_%d_" % (i, mode, entry["call"]))
+            prefix = os.path.join(self.outputs_dir, "t_s%d_%s_%d_" % (i, mode, entry["call"]))
             sample = {"call": entry["call"], "outputs": write_values(torch, entry["outputs"], prefix + "o")}
             if "seed" in entry:
                 sample["seed"], sample["inputs_digest"] = entry["seed"], entry["digest"]
@@ -1710,91 +1752,95 @@ def run_submission(torch):
         send("timing", shape=i, mode=mode, samples=sampled, counts=summary["counts"],
              types=summary["types"], versions_moved=summary["versions_moved"])
 
-    def off_grid(i):
+    def off_grid(self, i):
         """The calls of an off-grid shape (input probes): a model made for it,
         then its cases like any correctness case. A model that refuses the
         shape answers for every case."""
-        problem.apply_shape(i)
+        self.problem.apply_shape(i)
         device_turn()
-        with torch.no_grad():
+        with self.torch.no_grad():
             try:
-                model = problem.make_model(cls)
+                model = self.problem.make_model(self.cls)
             except Exception as e:  # noqa: BLE001 - evidence for the runner, not an error
-                for c in by_shape.get(i, []):
+                for c in self.by_shape.get(i, []):
                     send("call", kind="correctness", shape=i, case=c["case"], outputs=[], inputs_after=[],
                          raised=raised_by(e))
                 return
-            correctness(i, model, by_shape)
+            self.correctness(i, model)
             del model
 
-    sealed += code_seals([flush, expect, timed, stream_order_probe, correctness, timing, send_summary, off_grid,
-                          device_turn])
-    by_shape = {}
-    for c in CONFIG["correctness"]:
-        by_shape.setdefault(c["shape"], []).append(c)
-    # The off-grid shapes follow the graded ones, numbered on from them.
-    graded = len(problem.shapes)
-    problem.shapes += [dict(p["values"]) for p in CONFIG.get("probe_shapes", [])]
-    phase = "setup"
-    try:
-        timed_shapes = []  # (shape, model, first case's inputs), kept for the timing modes
-        for i in range(graded):
-            phase = "correctness"
-            send("phase", phase=phase, shape=i)
-            problem.apply_shape(i)
-            with torch.no_grad():
-                model = problem.make_model(cls)
-                files = correctness(i, model, by_shape)
-                check_seals(sealed, tampered, "correctness")
-                device_turn()  # correctness() ends with its files, the device set aside
-                base = read_values(torch, by_shape[i][0]["inputs"], device, files)
-                del files
-                if device == "cuda":
-                    stream_order_probe(model, base, i)
-                # What ATen runs for the first case's inputs (never in a graded
-                # call), then for one untimed call per timing mode on inputs of
-                # its kind (fresh: new ones, from a seed of the harness's own):
-                # here, while the device is shared, since the recorder costs
-                # Python per op.
-                record_ops(torch, tracer, model, base, i, "first-case")
-                for mode in CONFIG["modes"]:
-                    device_turn()
-                    record_ops(torch, tracer, model,
-                               problem.gen_inputs(int(_token_hex(4), 16)) if mode == "fresh" else base, i, mode)
-            timed_shapes.append((i, model, base))
-            del model, base
-        # Every shape's timing modes back to back: a run sharing the device
-        # has it alone from its first mode_start to its next yield point, so
-        # the device changes hands once per run, not once per shape and mode.
-        summaries = []
-        for i, model, base in timed_shapes:
-            problem.apply_shape(i)
-            with torch.no_grad():
-                for mode in CONFIG["modes"]:
-                    phase = "timing"
-                    send("phase", phase=phase, shape=i, mode=mode)
-                    summaries.append(timing(i, mode, model, base, by_shape[i][0]["inputs"]))
-                    check_seals(sealed, tampered, "timing")
-        timed_shapes = model = base = None  # let the models and inputs go
-        if device == "cuda":
-            torch.cuda.empty_cache()
-        device_turn()  # the device is shared again (the kept calls' files are written now)
-        while summaries:  # each mode's copies go once written
-            send_summary(summaries.pop(0))
-        for i in range(graded, len(problem.shapes)):
-            phase = "probe"
-            send("phase", phase=phase, shape=i)
-            off_grid(i)
-            check_seals(sealed, tampered, "probe")
-        # Encode the records now, while nothing waits: the runner gives the
-        # process 5 s to exit after "done", and the exit's finish() then has
-        # little left to write.
-        tracer.flush()
-    except BaseException as e:
-        fail(phase, e)
-        return
-    check_seals(sealed, tampered, "end")
-    send("done")
+    def check_shape(self, i):
+        """Graded shape i: its model, its correctness cases, the stream-order
+        probe and the op record. Returns (shape, model, first case's inputs),
+        kept for the timing modes."""
+        torch, problem = self.torch, self.problem
+        problem.apply_shape(i)
+        with torch.no_grad():
+            model = problem.make_model(self.cls)
+            files = self.correctness(i, model)
+            check_seals(self.sealed, self.tampered, "correctness")
+            device_turn()  # correctness() ends with its files, the device set aside
+            base = read_values(torch, self.by_shape[i][0]["inputs"], self.device, files)
+            del files
+            if self.device == "cuda":
+                self.stream_order_probe(model, base, i)
+            # What ATen runs for the first case's inputs (never in a graded
+            # call), then for one untimed call per timing mode on inputs of
+            # its kind (fresh: new ones, from a seed of the harness's own):
+            # here, while the device is shared, since the recorder costs
+            # Python per op.
+            record_ops(torch, self.tracer, model, base, i, "first-case")
+            for mode in CONFIG["modes"]:
+                device_turn()
+                record_ops(torch, self.tracer, model,
+                           problem.gen_inputs(int(_token_hex(4), 16)) if mode == "fresh" else base, i, mode)
+        return i, model, base
+
+    def run(self):
+        torch, problem = self.torch, self.problem
+        sealed, tampered = self.sealed, self.tampered
+        # The off-grid shapes follow the graded ones, numbered on from them.
+        graded = len(problem.shapes)
+        problem.shapes += [dict(p["values"]) for p in CONFIG.get("probe_shapes", [])]
+        phase = "setup"
+        try:
+            timed_shapes = []  # (shape, model, first case's inputs), kept for the timing modes
+            for i in range(graded):
+                phase = "correctness"
+                send("phase", phase=phase, shape=i)
+                timed_shapes.append(self.check_shape(i))
+            # Every shape's timing modes back to back: a run sharing the device
+            # has it alone from its first mode_start to its next yield point, so
+            # the device changes hands once per run, not once per shape and mode.
+            summaries = []
+            for i, model, base in timed_shapes:
+                problem.apply_shape(i)
+                with torch.no_grad():
+                    for mode in CONFIG["modes"]:
+                        phase = "timing"
+                        send("phase", phase=phase, shape=i, mode=mode)
+                        summaries.append(self.timing(i, mode, model, base, self.by_shape[i][0]["inputs"]))
+                        check_seals(sealed, tampered, "timing")
+            timed_shapes = model = base = None  # let the models and inputs go
+            if self.device == "cuda":
+                torch.cuda.empty_cache()
+            device_turn()  # the device is shared again (the kept calls' files are written now)
+            while summaries:  # each mode's copies go once written
+                self.send_summary(summaries.pop(0))
+            for i in range(graded, len(problem.shapes)):
+                phase = "probe"
+                send("phase", phase=phase, shape=i)
+                self.off_grid(i)
+                check_seals(sealed, tampered, "probe")
+            # Encode the records now, while nothing waits: the runner gives the
+            # process 5 s to exit after "done", and the exit's finish() then has
+            # little left to write.
+            self.tracer.flush()
+        except BaseException as e:
+            fail(phase, e)
+            return
+        check_seals(sealed, tampered, "end")
+        send("done")
 
 
 def limit_tasks(limit):
