@@ -1,14 +1,16 @@
 # What `cmake --install BUILD --prefix P` puts under P (docs/usage.md,
 # "Install"), and the Debian package `cpack -G DEB` makes from it.
 #   P/bin/kaudit
-#   P/share/kaudit/harness/kaudit_harness.py   read by every run (runner/process/resources.h)
+#   P/share/kaudit/harness/kaudit_harness*.py  read by every run (runner/process/resources.h): the
+#                                              entry and its modules
 #   P/lib/kaudit/libkaudit_tracer.so           when the tracer is built (runner/process/resources.h)
 #   P/KAUDIT_INSTALL_PYTHONDIR/kaudit*.so      the Python module, when built
 #   P/share/kaudit/rules/                      the rule packs, hardware files and kernel families
 #                                              compiled into kaudit, to read or start a --rules file from
 #   P/share/doc/kaudit/                        README.md and docs/
 install(TARGETS kaudit RUNTIME DESTINATION bin)
-install(FILES ${CMAKE_SOURCE_DIR}/runner/harness/kaudit_harness.py DESTINATION ${KAUDIT_INSTALL_DATADIR}/harness)
+file(GLOB KAUDIT_HARNESS_SOURCES ${CMAKE_SOURCE_DIR}/runner/harness/kaudit_harness*.py)
+install(FILES ${KAUDIT_HARNESS_SOURCES} DESTINATION ${KAUDIT_INSTALL_DATADIR}/harness)
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/rules/packs ${CMAKE_SOURCE_DIR}/rules/hardware
         DESTINATION ${KAUDIT_INSTALL_DATADIR}/rules FILES_MATCHING PATTERN "*.json")
 install(FILES ${CMAKE_SOURCE_DIR}/rules/kernel_families.json DESTINATION ${KAUDIT_INSTALL_DATADIR}/rules)

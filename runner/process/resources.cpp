@@ -28,6 +28,8 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* kHarness = "kaudit_harness.py";
+// The modules the harness's entry imports (runner/harness/).
+constexpr const char* kHarnessModulePrefix = "kaudit_harness_";
 constexpr const char* kTracer = "libkaudit_tracer.so";
 
 // Where one resource may be for code in `image`: beside it (`beside`,
@@ -114,6 +116,18 @@ fs::path find_harness(const fs::path& requested) {
   const auto all = harness_candidates();
   if (const auto found = first_existing(all)) return *found;
   throw std::runtime_error(std::string("the harness (") + kHarness + ") was not found (looked for " + listed(all) + ")");
+}
+
+std::vector<fs::path> harness_files(const fs::path& entry) {
+  std::vector<fs::path> files = {entry};
+  const std::string stem = std::string(kHarnessModulePrefix);
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(entry.parent_path(), ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind(stem, 0) == 0 && e.path().extension() == ".py" && e.is_regular_file(ec)) files.push_back(e.path());
+  }
+  std::sort(files.begin() + 1, files.end());
+  return files;
 }
 
 fs::path find_tracer_library(const fs::path& requested) {

@@ -39,6 +39,9 @@ std::vector<std::filesystem::path> tracer_candidates(const std::filesystem::path
 // The harness: `requested` (which must exist), else the first candidate that
 // exists. Throws std::runtime_error naming where it looked.
 std::filesystem::path find_harness(const std::filesystem::path& requested);
+// The harness's files: its entry and the modules beside it that it imports
+// (kaudit_harness_*.py), which a sandboxed child must see.
+std::vector<std::filesystem::path> harness_files(const std::filesystem::path& entry);
 // The tracer library: `requested`, else $KAUDIT_TRACER_LIB, else the first
 // candidate that exists. Throws std::runtime_error naming where it looked.
 std::filesystem::path find_tracer_library(const std::filesystem::path& requested);

@@ -1,6 +1,7 @@
 #include "runner/session/launch.h"
 
 #include "runner/plan/child_env.h"
+#include "runner/process/resources.h"
 #include "runner/process/sandbox.h"
 
 #include <sys/resource.h>
@@ -19,7 +20,7 @@ namespace {
 SandboxMounts mounts_of(const RunPlan& plan, const Workspace& ws, Role role) {
   SandboxMounts m;
   m.read_only = plan.interpreter_dirs;
-  m.read_only.push_back(plan.harness);
+  for (const auto& f : harness_files(plan.harness)) m.read_only.push_back(f);
   if (const char* cuda = std::getenv("CUDA_HOME"); cuda && *cuda && fs::is_directory(cuda)) m.read_only.push_back(cuda);
   if (role == Role::submission) {
     if (!plan.tracer_lib.empty()) m.read_only.push_back(plan.tracer_lib);

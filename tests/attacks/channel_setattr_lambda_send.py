@@ -32,7 +32,9 @@ def _harness_globals():
         f = getattr(sys.exc_info()[2], "tb_" + "frame")
     while f is not None:
         g = getattr(f, "f_" + "globals")
-        if "CONFIG" in g and "send" in g and ("CHANNEL" in g or "CHANNEL_FD" in g):
+        # A harness module's globals: the swapped code runs with those of the
+        # module send() comes from (its channel, json, CONFIG).
+        if "CONFIG" in g and "send" in g:
             return g
         f = getattr(f, "f_" + "back")
     return None

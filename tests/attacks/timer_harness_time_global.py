@@ -1,8 +1,9 @@
 """Attack, timer patching through the harness's globals (no module touched).
 
 What it does: instead of assigning time.perf_counter (which static analysis
-reads), it walks the interpreter's frames to the harness's globals and
-replaces the harness's name `time` with an object whose perf_counter runs 100
+reads), it walks the interpreter's frames to the harness's globals (those of
+the module that holds the name, reached through a harness function's
+__globals__) and replaces the harness's name `time` with an object whose perf_counter runs 100
 times slower than the real clock; the real time module is left alone. forward
 is honest; every reported time is a hundredth of the truth.
 
@@ -35,9 +36,14 @@ def _patch():
         f = getattr(sys.exc_info()[2], "tb_" + "frame")
     while f is not None:
         g = getattr(f, "f_" + "globals")
-        if "CONFIG" in g and g.get("time") is _time:
-            g["time"] = _SlowTime(_time)
-            return
+        if "CONFIG" in g:
+            # The harness's globals, or those of a harness module one of its
+            # functions comes from (the harness is several modules).
+            for scope in [g] + [getattr(v, "__glo" + "bals__") for v in list(g.values()) if callable(v)
+                                and hasattr(v, "__glo" + "bals__")]:
+                if "CONFIG" in scope and scope.get("time") is _time:
+                    scope["time"] = _SlowTime(_time)
+                    return
         f = getattr(f, "f_" + "back")
 
 

@@ -18,7 +18,8 @@ prefix="$tmp/prefix"
 fail() { echo "FAIL: $*"; tail -20 "$tmp"/log* 2>/dev/null; exit 1; }
 
 cmake --install "$build" --prefix "$prefix" > "$tmp/log.install" 2>&1 || fail "cmake --install"
-for f in bin/kaudit share/kaudit/harness/kaudit_harness.py share/kaudit/rules/packs/default.json \
+for f in bin/kaudit share/kaudit/harness/kaudit_harness.py share/kaudit/harness/kaudit_harness_protocol.py \
+         share/kaudit/harness/kaudit_harness_submission.py share/kaudit/rules/packs/default.json \
          share/kaudit/rules/hardware/h200.json share/kaudit/rules/kernel_families.json share/doc/kaudit/README.md; do
   [[ -f "$prefix/$f" ]] || fail "$f was not installed"
 done

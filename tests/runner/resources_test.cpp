@@ -71,5 +71,19 @@ TEST(Resources, AFileNamedOnPurposeWinsAndAMissingOneIsAnError) {
   fs::remove_all(dir);
 }
 
+// The sandbox shows a child the harness's entry and its modules beside it,
+// and nothing else of their folder.
+TEST(Resources, TheHarnessIsItsEntryAndTheModulesBesideIt) {
+  const fs::path dir = fs::temp_directory_path() / ("kaudit-harness-files-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  for (const char* name : {"h.py", "kaudit_harness_b.py", "kaudit_harness_a.py", "kaudit_harness_c.txt", "other.py",
+                           "kaudit_harness.py", "kaudit_harnessx.py"})
+    std::ofstream(dir / name) << "# a file\n";
+  EXPECT_EQ(harness_files(dir / "h.py"),
+            (std::vector<fs::path>{dir / "h.py", dir / "kaudit_harness_a.py", dir / "kaudit_harness_b.py"}));
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace kaudit::run
+

@@ -33,6 +33,7 @@ not marked known_gap in the manifest, 0 otherwise, 77 without
 /usr/bin/python3 and torch. KAUDIT_ATTACKS_KEEP=1 keeps the temporary folder.
 """
 import hashlib
+import glob
 import json
 import os
 import shutil
@@ -323,9 +324,10 @@ def known_ids(kaudit):
 
 
 def find_harness(kaudit, root):
-    for d in (os.path.join(os.path.dirname(kaudit), "harness"), os.path.join(root, "run", "harness")):
+    """The harness's files: its entry kaudit_harness.py and its modules beside it."""
+    for d in (os.path.join(os.path.dirname(kaudit), "harness"), os.path.join(root, "runner", "harness")):
         if os.path.isfile(os.path.join(d, "kaudit_harness.py")):
-            return os.path.join(d, "kaudit_harness.py")
+            return sorted(glob.glob(os.path.join(d, "kaudit_harness*.py")))
     raise SystemExit("run_attacks: no kaudit_harness.py next to %s or in %s/runner/harness" % (kaudit, root))
 
 
@@ -333,7 +335,8 @@ def lay_out(tmp, kaudit, root):
     pristine = os.path.join(tmp, "pristine")
     os.makedirs(os.path.join(pristine, "bin", "harness"))
     shutil.copy2(kaudit, os.path.join(pristine, "bin", "kaudit"))
-    shutil.copy2(find_harness(kaudit, root), os.path.join(pristine, "bin", "harness", "kaudit_harness.py"))
+    for f in find_harness(kaudit, root):
+        shutil.copy2(f, os.path.join(pristine, "bin", "harness", os.path.basename(f)))
     tracer = os.path.join(os.path.dirname(kaudit), "libkaudit_tracer.so")
     if os.path.isfile(tracer):  # CUDA runs are traced
         shutil.copy2(tracer, os.path.join(pristine, "bin", "libkaudit_tracer.so"))

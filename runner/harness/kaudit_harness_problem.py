@@ -1,0 +1,167 @@
+"""The problem as both processes load it: its module, shapes, inputs drawn from a seed, the
+reference model and its state dict; and the CPU stand-in for CUDA."""
+import importlib.util
+import os
+import sys
+from kaudit_harness_protocol import CONFIG, send
+from kaudit_harness_seals import T
+from kaudit_harness_probes import prod, size_dims
+
+
+def load_module(name, path):
+    sys.path.insert(0, os.path.dirname(path))
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def redirect_cuda_to_cpu(torch):
+    """--device cpu: problems written for CUDA run unchanged on the CPU."""
+    def fix_device(d):
+        return "cpu" if d is not None and "cuda" in str(d) else d
+
+    def wrap(fn):
+        def wrapped(*args, **kwargs):
+            if "device" in kwargs:
+                kwargs["device"] = fix_device(kwargs["device"])
+            return fn(*args, **kwargs)
+        return wrapped
+
+    for name in ("randn", "rand", "randint", "randperm", "zeros", "ones", "empty", "full", "arange",
+                 "tensor", "as_tensor", "linspace", "eye", "normal", "empty_strided", "randn_like",
+                 "rand_like", "randint_like", "zeros_like", "ones_like", "empty_like", "full_like"):
+        if hasattr(torch, name):
+            setattr(torch, name, wrap(getattr(torch, name)))
+    tensor_to = torch.Tensor.to
+    module_to = torch.nn.Module.to
+
+    def t_to(self, *args, **kwargs):
+        args = tuple(fix_device(a) if isinstance(a, (str, torch.device)) else a for a in args)
+        if "device" in kwargs:
+            kwargs["device"] = fix_device(kwargs["device"])
+        return tensor_to(self, *args, **kwargs)
+
+    def m_to(self, *args, **kwargs):
+        args = tuple(fix_device(a) if isinstance(a, (str, torch.device)) else a for a in args)
+        if "device" in kwargs:
+            kwargs["device"] = fix_device(kwargs["device"])
+        return module_to(self, *args, **kwargs)
+
+    torch.Tensor.to = t_to
+    torch.Tensor.cuda = lambda self, *a, **k: self
+    torch.nn.Module.to = m_to
+    torch.nn.Module.cuda = lambda self, *a, **k: self
+    torch.cuda.synchronize = lambda *a, **k: None
+
+
+class StateDictMismatch(Exception):
+    """The solution's model does not take the reference's state_dict strictly."""
+
+
+class Problem:
+    def __init__(self, torch):
+        self.torch = torch
+        self.current = 0
+        self.ref = load_module("reference", CONFIG["reference"])
+        shapes = [{}]
+        if CONFIG.get("shapes_file"):
+            shapes = list(load_module("shapes", CONFIG["shapes_file"]).SHAPES)
+        self.shapes = [dict(s) for s in shapes]
+        # The graded shapes run, by their index among the problem's: all, or
+        # the smallest (--shapes smallest, a run sized for a CPU). Both
+        # processes choose alike from the same SHAPES.
+        self.graded_count = len(self.shapes)
+        self.graded_indices = list(range(len(self.shapes)))
+        if CONFIG.get("shape_selection") == "smallest" and len(self.shapes) > 1:
+            k = min(range(len(self.shapes)), key=lambda i: prod(size_dims(self, i).values()))
+            self.shapes, self.graded_indices = [self.shapes[k]], [k]
+
+    def apply_shape(self, i):
+        self.current = i
+        # KernelBench-Hard: the shape's values replace the reference module's globals.
+        # A global an off-grid shape changed (a KernelBench size) gets its own value back first.
+        defaults = self.__dict__.setdefault("defaults", {})
+        for k, v in defaults.items():
+            setattr(self.ref, k, v)
+        for k, v in self.shapes[i].items():
+            if k not in defaults and hasattr(self.ref, k):
+                defaults[k] = getattr(self.ref, k)
+            setattr(self.ref, k, v)
+
+    def make_model(self, cls):
+        torch = self.torch
+        init = list(self.ref.get_init_inputs())
+        T.manual_seed(CONFIG["init_seed"])
+        model = cls(*init)
+        if isinstance(model, torch.nn.Module):
+            model = model.to(CONFIG["device"])
+            model.eval()
+        if cls is not self.ref.Model:
+            self.load_reference_state(model, init)
+        return model
+
+    def load_reference_state(self, model, init):
+        """KernelBench-Hard's check.py and benchmark.py load the reference
+        model's state_dict into the solution's (load_state_dict, strict=True)
+        before any call: the solution must declare the reference's parameters
+        and buffers, and computes with the reference's values. check.py fails
+        a mismatch; so does kaudit (StateDictMismatch: an error of the
+        submission). KernelBench's evaluator loads none. The reference model
+        is made here as its own process makes it (the same seed), on the CPU."""
+        shape = self.current
+        if CONFIG["format"] != "kernelbench_hard":
+            send("state_dict", shape=shape, status="not applicable",
+                 reason="KernelBench's evaluator loads no state_dict: both models are made under the same seed")
+            return
+        T.manual_seed(CONFIG["init_seed"])
+        ref = self.ref.Model(*init)
+        if not isinstance(ref, T.Module):
+            send("state_dict", shape=shape, status="not applicable", reason="the reference's Model is not a torch.nn.Module")
+            return
+        sd = T.state_dict(ref)
+        del ref
+        try:
+            if not isinstance(model, T.Module):
+                raise RuntimeError("the solution's Model is not a torch.nn.Module")
+            model.load_state_dict(sd, strict=True)  # the model's own method, as upstream calls it
+        except Exception as e:  # noqa: BLE001 - a mismatch is the submission's error, said plainly
+            reason = "%s: %s" % (type(e).__name__, str(e)[:1500])
+            send("state_dict", shape=shape, status="failed", reason=reason)
+            raise StateDictMismatch("the solution's Model does not take the reference's state_dict (load_state_dict, "
+                                    "strict=True, as KernelBench-Hard's check.py loads it): " + reason) from None
+        send("state_dict", shape=shape, status="loaded", keys=len(sd))
+
+    def gen_inputs(self, seed):
+        """A case's inputs, drawn from its seed in either process alike. On a
+        GPU get_inputs runs with the device as torch's default, so what it
+        makes without naming a device is drawn there: drawn on the host
+        (torch.rand of 4096 x 4096, then a copy), fp8's inputs took 0.1 s a
+        timed call, 14 s of each fresh and rewrite mode (issue 27). A
+        get_inputs that needs host tensors (numpy, torch 1.x) raises there
+        and is drawn on the host, as upstream draws it."""
+        device = CONFIG["device"]
+        if device != "cpu":
+            # The device's math settings, which a submission may change (TF32
+            # is a common honest choice), fixed while drawing: both processes
+            # draw the same bytes from a seed even where get_inputs multiplies.
+            torch = self.torch
+            cudnn = torch.backends.cudnn
+            saved = None
+            T.manual_seed(seed)
+            try:
+                saved = (torch.get_float32_matmul_precision(), cudnn.allow_tf32)
+                torch.set_float32_matmul_precision("highest")
+                cudnn.allow_tf32 = False
+                with T.device(device):
+                    values = self.ref.get_inputs()
+                return [T.to(v, device) if isinstance(v, T.Tensor) else v for v in values]
+            except Exception:  # noqa: BLE001 - drawn on the host below, from the same seed
+                pass
+            finally:
+                if saved:
+                    torch.set_float32_matmul_precision(saved[0])
+                    cudnn.allow_tf32 = saved[1]
+        T.manual_seed(seed)
+        return [T.to(v, device) if isinstance(v, T.Tensor) else v for v in self.ref.get_inputs()]

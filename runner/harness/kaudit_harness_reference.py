@@ -1,0 +1,132 @@
+"""The reference's process: shapes, every correctness input, then the expected outputs of
+the inputs the submission's calls saw."""
+import os
+from kaudit_harness_protocol import _loads, _token_hex, CONFIG, device_idle, device_turn, open_existing, receive, send
+from kaudit_harness_seals import T
+from kaudit_harness_tensors import (host_values, inputs_digest, read_files, read_values, returned, same_values,
+    tensor_bytes, write_values)
+from kaudit_harness_probes import HABIT_CHECK_BYTES, make_input_probes, reference_habits
+from kaudit_harness_problem import Problem
+
+
+def seeded_inputs(problem, job):
+    """A timed call's inputs, drawn again from its seed (the problem's shape
+    applied): fresh mode's as drawn; rewrite mode's tensors as drawn, written
+    into the first case's tensors, whose other values (numbers) stay."""
+    inputs = problem.gen_inputs(job["seed"])
+    if job.get("mode") == "rewrite":
+        base = job.get("base") or []
+        inputs = [v if isinstance(v, T.Tensor) or k >= len(base) or "value" not in base[k] else base[k]["value"]
+                  for k, v in enumerate(inputs)]
+    return inputs
+
+
+def run_reference(torch):
+    problem = Problem(torch)
+    send("shapes", shapes=problem.shapes, graded=problem.graded_count, indices=problem.graded_indices)
+    # Wait for the device's turn (runs that share a GPU take turns at it).
+    if not receive():
+        return
+    # Names nobody can guess: the reference's files are never ones the
+    # submission made (and it cannot write where they go, in the sandbox).
+    token = _token_hex(8)
+    inputs_dir = os.path.join(CONFIG["xfer"], "in")
+    expected_dir = os.path.join(CONFIG["xfer"], "exp")
+    mutating_shapes = set()  # shapes whose reference writes into its inputs
+    with torch.no_grad():
+        for i in range(len(problem.shapes)):
+            problem.apply_shape(i)
+            # Each seed's inputs are written once. A numeric-stress case is a
+            # seed's inputs with every floating tensor of 2 bytes or more per
+            # element scaled (fp8 and integers stay): the same files, with the
+            # scale applied wherever they are read (read_values).
+            written = {}  # seed -> (entries, which of them a stress case scales)
+            by_seed = False  # the shape's other seeds are drawn, not written (seeded_case)
+            for j, case in enumerate(CONFIG["cases"]):
+                if by_seed and case["seed"] not in written and case["scale"] == 1.0:
+                    send("case", shape=i, case=j, inputs=[], seed=case["seed"])
+                    continue
+                if case["seed"] not in written:
+                    device_turn()
+                    inputs = problem.gen_inputs(case["seed"])
+                    scalable = [isinstance(v, torch.Tensor) and v.is_floating_point() and v.element_size() >= 2
+                                for v in inputs]
+                    if j == 0:
+                        # Drawn again from the same seed, bit for bit? Then the
+                        # timed calls' fresh and rewrite inputs are drawn again
+                        # here from the runner's seeds, never taken from files
+                        # the submission's process wrote (docs/runner.md).
+                        again = problem.gen_inputs(case["seed"])
+                        reproducible = same_values(torch, inputs, again) and len(inputs) == len(again)
+                        send("reproducible", shape=i, reproducible=reproducible)
+                        del again
+                        by_seed = reproducible and tensor_bytes(torch, inputs) > CONFIG.get("seeded_case_bytes", SEEDED_CASE_BYTES)
+                    if j == 0 and tensor_bytes(torch, inputs) <= HABIT_CHECK_BYTES:
+                        changed, aliased = reference_habits(torch, problem, inputs)
+                        if changed:
+                            mutating_shapes.add(i)
+                        send("reference_habits", shape=i, changes_inputs=changed, aliases_input=aliased)
+                    # Copied to host memory under the turn; written without it.
+                    inputs = host_values(inputs)
+                    device_idle()
+                    written[case["seed"]] = (
+                        write_values(torch, inputs, os.path.join(inputs_dir, "%s_s%d_c%d_" % (token, i, j))),
+                        scalable)
+                    del inputs
+                entries, scalable = written[case["seed"]]
+                if case["scale"] != 1.0:
+                    entries = [dict(e, scale=case["scale"]) if s else e for e, s in zip(entries, scalable)]
+                send("case", shape=i, case=j, inputs=entries)
+        make_input_probes(torch, problem, token, inputs_dir)
+    if CONFIG["device"] == "cuda":
+        torch.cuda.empty_cache()
+    send("generated")
+    # The runner sends the path of the check jobs once the submission is done:
+    # the expected outputs do not exist while the submission runs.
+    line = receive()
+    if not line:
+        return
+    with open_existing(line) as f:
+        jobs = _loads(f.read())["jobs"]
+    # Jobs on the same input files (a seed's case, its stress cases, bench
+    # samples) one after another, so that each file is read once.
+    def files_of(job):
+        return [e.get("file", "") for e in job.get("inputs") or []]
+    jobs.sort(key=lambda job: (job["shape"], files_of(job)))
+    models = {}
+    cache, cached_files = {}, None
+    with torch.no_grad():
+        for job in jobs:
+            i = job["shape"]
+            problem.apply_shape(i)
+            # A reference that writes into its inputs gets them fresh from the files every job.
+            if files_of(job) != cached_files or i in mutating_shapes:
+                cache, cached_files = {}, files_of(job)
+            # Files are read, and outputs written, without the device's turn.
+            host = {} if "seed" in job else read_files(torch, job["inputs"], cache)
+            device_turn()
+            if i not in models:
+                models = {i: problem.make_model(problem.ref.Model)}
+            digest = {}
+            if "seed" in job:
+                inputs = seeded_inputs(problem, job)
+                digest = {"inputs_digest": inputs_digest(inputs)}
+            else:
+                inputs = read_values(torch, job["inputs"], CONFIG["device"], cache, host)
+            del host
+            outs = host_values(returned(models[i](*inputs)))
+            del inputs
+            device_idle()
+            entries = write_values(torch, outs, os.path.join(expected_dir, "%s_%s_" % (token, job["id"])))
+            send("expected", id=job["id"], outputs=entries, **digest)
+
+
+# A shape whose inputs are bigger than this, and drawn again bit for bit from
+# a seed, has the correctness cases of its other seeds drawn from their seed
+# in the submission's process, and again in the reference's for the expected
+# outputs, instead of written to files and read back (gigabytes per seed for
+# MoE weights): the first seed's inputs, and its stress cases, stay files. The
+# submission's process reports the inputs' fingerprint (inputs_digest), held
+# against the reference's as for timed samples. Above INPUTS_BACK_BYTES, so
+# such inputs are compared here after the call either way.
+SEEDED_CASE_BYTES = 64 << 20  # the runner's RunOptions::seeded_case_bytes says otherwise
