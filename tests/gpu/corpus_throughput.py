@@ -3,13 +3,17 @@
 per GPU-hour and the share of the call's wall time the GPUs were busy.
 
     tests/gpu/corpus_throughput.py BATCH_DIR --since EPOCH_S --until EPOCH_S \
-        [--gpu-util FILE] [--gpus N]
+        [--gpu-util FILE] [--gpus N] [--grader-summary FILE | --grader-seconds S]
 
 Counts the runs of BATCH_DIR whose run.json was written between --since and
 --until (a resumed batch holds earlier calls' runs too), and reads
 --gpu-util, the CSV that `nvidia-smi --query-gpu=timestamp,index,utilization.gpu
 --format=csv,noheader,nounits -l 1` writes: NVML's utilization is the share
-of each sample period in which a kernel ran. Prints one JSON object.
+of each sample period in which a kernel ran. With upstream's grader time per
+submission (check.py and benchmark.py, one after the other on one GPU: the
+mean `grader_seconds` of tests/gpu/grader_compare.sh's summary.json, or a
+figure), also the rate the grader itself reaches run sequentially, and
+kaudit's rate over it. Prints one JSON object.
 """
 import argparse
 import json
@@ -52,6 +56,15 @@ def gpu_busy_share(path):
     return (statistics.fmean(samples), len(samples)) if samples else (None, 0)
 
 
+def grader_seconds(summary_path):
+    """The mean grader time (check + benchmark) of a grader comparison's pairs; None without one."""
+    with open(summary_path) as f:
+        problems = json.load(f).get("problems", [])
+    times = [p["grader_seconds"] for p in problems
+             if isinstance(p.get("grader_seconds"), (int, float)) and p["grader_seconds"] > 0]
+    return (statistics.fmean(times), len(times)) if times else (None, 0)
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("batch")
@@ -59,6 +72,9 @@ def main(argv):
     ap.add_argument("--until", type=float, required=True, help="the call's end, seconds since the epoch")
     ap.add_argument("--gpu-util", help="nvidia-smi's utilization samples (CSV)")
     ap.add_argument("--gpus", type=int, default=1)
+    grader = ap.add_mutually_exclusive_group()
+    grader.add_argument("--grader-summary", help="tests/gpu/grader_compare.sh's summary.json")
+    grader.add_argument("--grader-seconds", type=float, help="upstream's check + benchmark seconds a submission")
     a = ap.parse_args(argv)
     if a.until <= a.since:
         ap.error("--until must be after --since")
@@ -77,6 +93,15 @@ def main(argv):
         share, n = gpu_busy_share(a.gpu_util)
         out["gpu_busy_share"] = None if share is None else round(share, 3)
         out["gpu_util_samples"] = n
+    per_submission_s, pairs = (a.grader_seconds, None) if a.grader_seconds else (None, 0)
+    if a.grader_summary:
+        per_submission_s, pairs = grader_seconds(a.grader_summary)
+    if per_submission_s and per_submission_s > 0:
+        upstream = 3600.0 / per_submission_s
+        out["upstream_sequential_per_gpu_hour"] = round(upstream, 1)
+        out["over_upstream_sequential"] = round(out["submissions_per_gpu_hour"] / upstream, 2)
+        if pairs is not None:
+            out["grader_pairs"] = pairs
     print(json.dumps(out, sort_keys=True))
     return 0
 

@@ -28,6 +28,15 @@ with tempfile.TemporaryDirectory() as batch:
             "median_run_s": 50.0, "median_device_wait_s": 10.0, "gpu_busy_share": 0.5, "gpu_util_samples": 3}
     if got != want:
         sys.exit(f"FAIL: {got} != {want}")
+    # Upstream's grader, one submission after another: 20 and 40 s (a pair without a time is left out).
+    summary = os.path.join(batch, "summary.json")
+    with open(summary, "w") as f:
+        json.dump({"problems": [{"grader_seconds": 20.0}, {"grader_seconds": 40.0}, {"check": {}}]}, f)
+    got = json.loads(subprocess.run([sys.executable, script, batch, "--since", str(since), "--until", str(until),
+                                     "--grader-summary", summary], check=True, capture_output=True, text=True).stdout)
+    if (got.get("upstream_sequential_per_gpu_hour"), got.get("over_upstream_sequential"), got.get("grader_pairs")) \
+            != (120.0, 0.17, 2):
+        sys.exit(f"FAIL: against upstream's grader: {got}")
     bad = subprocess.run([sys.executable, script, batch, "--since", "5", "--until", "5"], capture_output=True, text=True)
     if bad.returncode != 2 or "--until must be after --since" not in bad.stderr:
         sys.exit(f"FAIL: an empty call was not refused: {bad.returncode} {bad.stderr}")

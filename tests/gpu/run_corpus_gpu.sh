@@ -47,9 +47,14 @@ end=$(date +%s)
 [[ -n $util_pid ]] && kill "$util_pid" 2>/dev/null
 echo "audit exit $rc after $(( end - start )) s"
 # Submissions per GPU-hour and the GPU's busy share in this call (the audit
-# has no --gpus: every job shares device 0).
+# has no --gpus: every job shares device 0), against upstream's grader run
+# one submission after another: its time from the grader-compare step when
+# it ran earlier in the call, or KAUDIT_GRADER_SECONDS.
+grader=()
+[[ -f $OUT/grader_compare/summary.json ]] && grader=(--grader-summary "$OUT/grader_compare/summary.json")
+[[ -n ${KAUDIT_GRADER_SECONDS:-} ]] && grader=(--grader-seconds "$KAUDIT_GRADER_SECONDS")
 python3 tests/gpu/corpus_throughput.py gpu-batch --since "$start" --until "$end" --gpus 1 \
-  ${util_pid:+--gpu-util "$OUT/corpus/gpu_util.csv"} | tee "$OUT/corpus/throughput.json"
+  ${util_pid:+--gpu-util "$OUT/corpus/gpu_util.csv"} "${grader[@]}" | tee "$OUT/corpus/throughput.json"
 # Evidence small enough to bring back: everything but the traces.
 tar czf "$OUT/corpus/batch.tgz" --exclude='trace.json' --exclude='trace.chrome.json' gpu-batch 2>/dev/null
 cp gpu-batch/summary.json gpu-batch/report.md gpu-batch/report.html "$OUT/corpus/" 2>/dev/null
