@@ -19,7 +19,8 @@ const CheckInfo kInfo{
     kPython | kCxx,
     "the submission inspects the harness that calls it",
     "The submission looks at its surroundings instead of only its inputs: the call stack (inspect.stack, "
-    "inspect.currentframe, sys._getframe, traceback.extract_stack, frame.f_back), the command line "
+    "inspect.currentframe, sys._getframe, traceback.extract_stack, frame.f_back, a traceback's tb_frame, or "
+    "the same attributes through getattr with a name built at run time), the command line "
     "(sys.argv), environment variables (os.environ, os.getenv, C++ getenv), every live object "
     "(gc.get_objects, gc.get_referrers), or strings naming the harness's files (benchmark.py, check.py, "
     "eval.py, kernelbench) tested against what it finds (compared, searched for, looked up among the loaded "
@@ -243,11 +244,18 @@ class HarnessSniffingCheck : public Check {
         if (t == "attribute") {
           Node attr = n.field("attribute");
           const auto a = attr.valid() ? attr.text() : std::string_view{};
-          if (a == "f_back" || a == "f_globals" || a == "f_locals" || a == "tb_frame") {
+          if (is_frame_attribute(a)) {
             report(n, "the frame attribute ." + std::string(a) + " reaches the caller's variables", std::string(a));
             return false;
           }
         }
+        return true;
+      }
+      if (t == "call") {
+        // The same attributes named by a string, built at run time to pass
+        // unread: getattr(tb, "tb_" + "frame").
+        if (const auto a = frame_attribute_by_name(m, n))
+          report(n, "getattr names the frame attribute ." + *a + ", which reaches the caller's variables", *a);
         return true;
       }
       if (t == "string") {
@@ -275,6 +283,22 @@ class HarnessSniffingCheck : public Check {
       }
       return true;
     });
+  }
+
+  static bool is_frame_attribute(std::string_view a) {
+    return a == "f_back" || a == "f_globals" || a == "f_locals" || a == "tb_frame";
+  }
+
+  // getattr/hasattr(obj, NAME, ...) whose NAME folds to a frame attribute.
+  static std::optional<std::string> frame_attribute_by_name(const Module& m, Node call) {
+    Node fn = call.field("function");
+    if (!fn.valid() || fn.type() != "identifier" || (fn.text() != "getattr" && fn.text() != "hasattr"))
+      return std::nullopt;
+    const std::vector<Node> args = call.positional_args();
+    if (args.size() < 2) return std::nullopt;
+    auto name = m.constant_string(args[1]);
+    if (name && is_frame_attribute(*name)) return name;
+    return std::nullopt;
   }
 
   // Calls whose result is a configuration value, not a computation: type

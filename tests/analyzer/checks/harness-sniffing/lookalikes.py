@@ -37,3 +37,8 @@ def configs():
         if warps <= MAX_WARPS:
             cfgs.append(triton.Config({"BLOCK_SIZE": 1024}, num_warps=warps))
     return cfgs
+
+
+# Attributes read by name that are not a frame's.
+def shape_of(t, name="sha" + "pe"):
+    return getattr(t, name), getattr(t, "dtype"), getattr(t, "f_" + "scale", None)
