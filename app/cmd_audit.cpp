@@ -91,7 +91,7 @@ void add_audit_command(CLI::App& app, int& exit_code) {
                   "alone, and not at all when even then there is too little (infrastructure-error)")
       ->capture_default_str();
   cmd->add_option("--max-tasks", a->options.max_tasks,
-                  "processes and threads each child of a run may have at once, where a cgroup can hold them "
+                  "processes and threads each child of a run may have at once, where a cgroup or RLIMIT_NPROC can hold them "
                   "(16 to 4194304)")
       ->capture_default_str();
   cmd->add_flag("--unsafe-no-sandbox", a->options.unsafe_no_sandbox,

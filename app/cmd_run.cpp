@@ -119,7 +119,7 @@ void add_environment_flags(CLI::App* cmd, RunFlags& f) {
   cmd->add_flag("--no-poison", f.no_poison, "Do not poison freed memory before correctness calls");
   cmd->add_flag("-q,--quiet", f.quiet, "Print nothing but errors");
   cmd->add_option("--max-tasks", o.max_tasks,
-                  "Processes and threads each child may have at once, where a cgroup can hold them")
+                  "Processes and threads each child may have at once, where a cgroup or RLIMIT_NPROC can hold them")
       ->check(CLI::Range(16L, 1L << 22))
       ->capture_default_str();
   cmd->add_flag("--unsafe-no-sandbox", o.unsafe_no_sandbox,
