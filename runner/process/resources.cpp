@@ -120,11 +120,10 @@ fs::path find_harness(const fs::path& requested) {
 
 std::vector<fs::path> harness_files(const fs::path& entry) {
   std::vector<fs::path> files = {entry};
-  const std::string stem = std::string(kHarnessModulePrefix);
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(entry.parent_path(), ec)) {
     const std::string name = e.path().filename().string();
-    if (name.rfind(stem, 0) == 0 && e.path().extension() == ".py" && e.is_regular_file(ec)) files.push_back(e.path());
+    if (name.rfind(kHarnessModulePrefix, 0) == 0 && e.path().extension() == ".py" && e.is_regular_file(ec)) files.push_back(e.path());
   }
   std::sort(files.begin() + 1, files.end());
   return files;

@@ -25,13 +25,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool write_file(const fs::path& file, const std::string& text) {
-  std::ofstream out(file);
-  out << text;
-  out.flush();
-  return static_cast<bool>(out);
-}
-
 // Writes `text` to a cgroup control file in one write: 0, or the errno the
 // kernel answered with (EBUSY, EOPNOTSUPP, ... say why a controller or a
 // type was refused).
@@ -263,9 +256,9 @@ TaskLimit::TaskLimit(const TaskLimitSupport& support, long max_tasks) {
       throw std::runtime_error("cannot make " + dir_.string() + " a threaded cgroup (" + std::strerror(err) + ")");
     }
   }
-  if (!write_file(dir_ / "pids.max", std::to_string(max_tasks))) {
+  if (const int err = write_control(dir_ / "pids.max", std::to_string(max_tasks))) {
     fs::remove(dir_, ec);
-    throw std::runtime_error("cannot set pids.max in " + dir_.string());
+    throw std::runtime_error("cannot set pids.max in " + dir_.string() + " (" + std::strerror(err) + ")");
   }
   join_file_ = (dir_ / "cgroup.procs").string();
 }
