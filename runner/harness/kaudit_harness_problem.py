@@ -1,5 +1,6 @@
 """The problem as both processes load it: its module, shapes, inputs drawn from a seed, the
 reference model and its state dict; and the CPU stand-in for CUDA."""
+import contextlib
 import importlib.util
 import os
 import sys
@@ -93,8 +94,11 @@ class Problem:
     def make_model(self, cls):
         torch = self.torch
         init = list(self.ref.get_init_inputs())
-        T.manual_seed(CONFIG["init_seed"])
-        model = cls(*init)
+        if cls is self.ref.Model:
+            model = self.reference_model(init)
+        else:
+            T.manual_seed(CONFIG["init_seed"])
+            model = cls(*init)
         if isinstance(model, torch.nn.Module):
             model = model.to(CONFIG["device"])
             model.eval()
@@ -115,8 +119,7 @@ class Problem:
             send("state_dict", shape=shape, status="not applicable",
                  reason="KernelBench's evaluator loads no state_dict: both models are made under the same seed")
             return
-        T.manual_seed(CONFIG["init_seed"])
-        ref = self.ref.Model(*init)
+        ref = self.reference_model(init)
         if not isinstance(ref, T.Module):
             send("state_dict", shape=shape, status="not applicable", reason="the reference's Model is not a torch.nn.Module")
             return
@@ -133,6 +136,43 @@ class Problem:
                                     "strict=True, as KernelBench-Hard's check.py loads it): " + reason) from None
         send("state_dict", shape=shape, status="loaded", keys=len(sd))
 
+    def reference_model(self, init):
+        """The reference's Model under the initial seed. For KernelBench-Hard on
+        a GPU it is made with the device as torch's default: its weights are
+        drawn there, in both processes alike (this process's expected outputs,
+        the other's state dict), as get_inputs' values are. fp8's Model draws
+        a 4096 x 14336 weight on the host, several times a shape (issue 27).
+        KernelBench's models are not: there the submission's Model, made on
+        the host as its evaluator makes it, must draw the same weights. A
+        Model that cannot be made on the device is made on the host."""
+        if CONFIG["format"] == "kernelbench_hard" and CONFIG["device"] != "cpu":
+            try:
+                with self.drawing_on_device():
+                    T.manual_seed(CONFIG["init_seed"])
+                    return self.ref.Model(*init)
+            except Exception:  # noqa: BLE001 - made on the host below, from the same seed
+                pass
+        T.manual_seed(CONFIG["init_seed"])
+        return self.ref.Model(*init)
+
+    @contextlib.contextmanager
+    def drawing_on_device(self):
+        """The device as torch's default, its math settings fixed (a
+        submission may change them: TF32 is a common honest choice), so that
+        both processes draw the same bytes from a seed even where the
+        drawing multiplies."""
+        torch = self.torch
+        cudnn = torch.backends.cudnn
+        saved = (torch.get_float32_matmul_precision(), cudnn.allow_tf32)
+        try:
+            torch.set_float32_matmul_precision("highest")
+            cudnn.allow_tf32 = False
+            with T.device(CONFIG["device"]):
+                yield
+        finally:
+            torch.set_float32_matmul_precision(saved[0])
+            cudnn.allow_tf32 = saved[1]
+
     def gen_inputs(self, seed):
         """A case's inputs, drawn from its seed in either process alike. On a
         GPU get_inputs runs with the device as torch's default, so what it
@@ -143,25 +183,12 @@ class Problem:
         and is drawn on the host, as upstream draws it."""
         device = CONFIG["device"]
         if device != "cpu":
-            # The device's math settings, which a submission may change (TF32
-            # is a common honest choice), fixed while drawing: both processes
-            # draw the same bytes from a seed even where get_inputs multiplies.
-            torch = self.torch
-            cudnn = torch.backends.cudnn
-            saved = None
-            T.manual_seed(seed)
             try:
-                saved = (torch.get_float32_matmul_precision(), cudnn.allow_tf32)
-                torch.set_float32_matmul_precision("highest")
-                cudnn.allow_tf32 = False
-                with T.device(device):
+                with self.drawing_on_device():
+                    T.manual_seed(seed)
                     values = self.ref.get_inputs()
                 return [T.to(v, device) if isinstance(v, T.Tensor) else v for v in values]
             except Exception:  # noqa: BLE001 - drawn on the host below, from the same seed
                 pass
-            finally:
-                if saved:
-                    torch.set_float32_matmul_precision(saved[0])
-                    cudnn.allow_tf32 = saved[1]
         T.manual_seed(seed)
         return [T.to(v, device) if isinstance(v, T.Tensor) else v for v in self.ref.get_inputs()]
