@@ -191,7 +191,7 @@ std::optional<RunEvidence> run_evidence(const AuditItem& item, const BatchPlan& 
     }
     evidence::write_json_file(path, result.to_json());
     fs::remove(path.parent_path() / "interrupted.json");
-    return RunEvidence{result.facts(), result.timing, result.seconds};
+    return RunEvidence{result.facts(), evidence::to_json(result.timing), result.seconds};
   } catch (const std::exception& e) {
     out.status = run::children_interrupted() ? "interrupted" : "failed";
     out.error = std::string("the run could not start: ") + e.what();

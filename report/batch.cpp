@@ -1,6 +1,7 @@
 #include "report/batch.h"
 
 #include "report/text.h"
+#include "evidence/run_timing.h"
 #include "common/utf8.h"
 
 #include <algorithm>
@@ -207,22 +208,20 @@ void read_timing(Submission& s, const json* verdict, const json* run) {
                      (s.device == "cpu" ? "CPU" : "device");
   }
   if (!rows) return;
-  int i = 0;
-  for (const auto& t : *rows) {
-    if (!t.is_object()) continue;
+  for (const auto& t : evidence::timing_from_json(*rows)) {
     TimingRow r;
-    r.index = t.contains("shape_index") ? integer(t, "shape_index") : i;
-    r.shape = shape_label(field(t, "shape"), r.index);
-    const json& modes = field(t, "modes");
-    r.bench_ms = num(field(modes, "bench"), "median_ms");
-    r.fresh_ms = num(field(modes, "fresh"), "median_ms");
-    r.rewrite_ms = num(field(modes, "rewrite"), "median_ms");
-    r.bench_pct = num(field(modes, "bench"), "percent_of_peak");
-    r.fresh_pct = num(field(modes, "fresh"), "percent_of_peak");
-    r.ratio = num(t, "fresh_over_bench");
-    if (!r.ratio && r.bench_ms && r.fresh_ms && *r.bench_ms > 0) r.ratio = *r.fresh_ms / *r.bench_ms;
+    r.index = t.shape_index;
+    r.shape = shape_label(t.shape, r.index);
+    auto mode = [&](const char* name) -> const evidence::ModeTiming* {
+      const auto m = t.modes.find(name);
+      return m == t.modes.end() ? nullptr : &m->second;
+    };
+    const evidence::ModeTiming *bench = mode("bench"), *fresh = mode("fresh"), *rewrite = mode("rewrite");
+    if (bench) r.bench_ms = bench->median_ms(), r.bench_pct = bench->percent_of_peak();
+    if (fresh) r.fresh_ms = fresh->median_ms(), r.fresh_pct = fresh->percent_of_peak();
+    if (rewrite) r.rewrite_ms = rewrite->median_ms();
+    r.ratio = t.fresh_over_bench;
     s.timing.push_back(r);
-    ++i;
   }
   auto geomean = [&](auto member) -> std::optional<double> {
     double log_sum = 0;

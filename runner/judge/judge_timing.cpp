@@ -12,38 +12,22 @@
 namespace kaudit::run {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
-
-json stats_of(std::vector<double> v) {
-  if (v.empty()) return json::object();
-  std::sort(v.begin(), v.end());
-  auto q = [&](double f) {
-    const double pos = f * static_cast<double>(v.size() - 1);
-    const auto lo = static_cast<std::size_t>(std::floor(pos));
-    const auto hi = std::min(lo + 1, v.size() - 1);
-    return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
-  };
-  double sum = 0;
-  for (double x : v) sum += x;
-  const double mean = sum / static_cast<double>(v.size());
-  double var = 0;
-  for (double x : v) var += (x - mean) * (x - mean);
-  return {{"n", v.size()},          {"median_ms", q(0.5)}, {"mean_ms", mean}, {"min_ms", v.front()},
-          {"max_ms", v.back()},     {"p10_ms", q(0.1)},    {"p90_ms", q(0.9)},
-          {"stdev_ms", v.size() > 1 ? std::sqrt(var / static_cast<double>(v.size() - 1)) : 0.0}};
-}
+using evidence::ModeTiming;
+using evidence::ShapeTiming;
+using evidence::timing_stats;
 
 namespace {
 
 // Shape `i`'s timing in `mode`: statistics, the sampled calls checked, the
 // harness's output checks; `evidence` gets what the probes read.
-json mode_document(const RunPlan& plan, const SubmissionReport& report, const json& t,
+ModeTiming mode_timing(const RunPlan& plan, const SubmissionReport& report, const json& t,
                    const std::map<std::string, json>& expected, const fs::path& xfer, int i, const std::string& mode,
                    const json& perf, ModeEvidence& evidence, RunResult& result) {
   std::vector<double> times;
   for (const auto& x : t.value("times_ms", json::array()))
     if (x.is_number()) times.push_back(x.get<double>());
-  json mdoc = stats_of(times);
-  json sample_docs = json::array();
+  ModeTiming m;
+  m.stats = timing_stats(times);
   bool samples_ok = true;
   double wrong_share = 0;
   for (const auto& s : t.value("samples", json::array())) {
@@ -76,28 +60,27 @@ json mode_document(const RunPlan& plan, const SubmissionReport& report, const js
               "shape " + std::to_string(i) + ", timed " + mode + " call " + std::to_string(call) + ": " + chk.reason;
       }
     }
-    sample_docs.push_back(sd);
+    m.samples.push_back(sd);
   }
-  mdoc["samples"] = sample_docs;
-  mdoc["samples_passed"] = samples_ok;
-  mdoc["output_checks"] = t.value("counts", json::object());
-  if (!t.value("types", json::array()).empty()) mdoc["output_types"] = t["types"];
-  if (mode == "rewrite") mdoc["version_counters_moved"] = t.value("versions_moved", 0);
-  if (mdoc.contains("median_ms")) mdoc.update(throughput(perf, mdoc["median_ms"].get<double>()));
+  m.samples_passed = samples_ok;
+  m.output_checks = t.value("counts", json::object());
+  m.output_types = t.value("types", json::array());
+  if (mode == "rewrite") m.version_counters_moved = t.value("versions_moved", 0);
+  if (m.stats) m.throughput = throughput(perf, m.stats->median_ms);
   if (const auto calls = report.timed_calls.find({i, mode}); calls != report.timed_calls.end()) {
     const ClockCheck clock = check_against_clock(calls->second, plan.cpu ? kClockSlackCpuMs : kClockSlackMs);
-    mdoc["runner_clock"] = clock.to_json();
+    m.runner_clock = clock.to_json();
     if (clock.forged)
       result.findings.push_back(make_probe_finding("timing-forged", plan.options.solution.string(),
                                                    "shape " + std::to_string(i) + ", " + mode,
                                                    "Shape " + std::to_string(i) + ", mode " + mode + ": " + *clock.forged + "."));
   }
-  const double p10 = times.empty() ? 0.0 : mdoc["p10_ms"].get<double>();
-  evidence = {samples_ok, times.empty() ? 0.0 : mdoc["median_ms"].get<double>(),
-              times.empty() ? 0.0 : mdoc["min_ms"].get<double>(), t.value("counts", json::object()),
-              samples_ok ? 1.0 : wrong_share, p10 > 0 ? mdoc["p90_ms"].get<double>() / p10 : 1.0};
+  const double p10 = m.stats ? m.stats->p10_ms : 0.0;
+  evidence = {samples_ok, m.stats ? m.stats->median_ms : 0.0, m.stats ? m.stats->min_ms : 0.0,
+              t.value("counts", json::object()), samples_ok ? 1.0 : wrong_share,
+              p10 > 0 ? m.stats->p90_ms / p10 : 1.0};
   result.all_correct = result.all_correct && samples_ok;
-  return mdoc;
+  return m;
 }
 
 // What the probes read of shape `i` besides its timing modes.
@@ -134,7 +117,9 @@ void judge_timing(const RunPlan& plan, const SubmissionReport& report, const std
                   const std::optional<Hardware>& hardware, const fs::path& xfer, RunResult& result) {
   for (int i = 0; i < static_cast<int>(shapes.size()); ++i) {
     ShapeEvidence evidence;
-    json tdoc = {{"shape_index", i}, {"shape", shapes[i]}, {"modes", json::object()}};
+    ShapeTiming timing;
+    timing.shape_index = i;
+    timing.shape = shapes[i];
     std::map<std::string, double> vars;
     for (const auto& [k, v] : shapes[i].items())
       if (v.is_number()) vars[k] = v.get<double>();
@@ -142,14 +127,11 @@ void judge_timing(const RunPlan& plan, const SubmissionReport& report, const std
     for (const auto& mode : plan.options.modes) {
       const auto t = report.timings.find({i, mode});
       if (t == report.timings.end()) continue;
-      tdoc["modes"][mode] = mode_document(plan, report, t->second, expected, xfer, i, mode, perf, evidence.modes[mode], result);
+      timing.modes[mode] = mode_timing(plan, report, t->second, expected, xfer, i, mode, perf, evidence.modes[mode], result);
     }
-    if (tdoc["modes"].contains("bench") && tdoc["modes"].contains("fresh") &&
-        tdoc["modes"]["bench"].value("median_ms", 0.0) > 0)
-      tdoc["fresh_over_bench"] =
-          tdoc["modes"]["fresh"]["median_ms"].get<double>() / tdoc["modes"]["bench"]["median_ms"].get<double>();
-    tdoc["work"] = perf;
-    result.timing.push_back(tdoc);
+    timing.set_fresh_over_bench();
+    timing.work = perf;
+    result.timing.push_back(std::move(timing));
     const auto correct = shape_correct.find(i);
     fill_shape_evidence(plan, report, habits, correct != shape_correct.end() && correct->second,
                         result.correctness[static_cast<std::size_t>(i)], i, evidence);

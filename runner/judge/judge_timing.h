@@ -19,9 +19,6 @@
 
 namespace kaudit::run {
 
-// Median, mean, min, max, p10, p90 and stdev of `times_ms` (an empty object when empty).
-nlohmann::json stats_of(std::vector<double> times_ms);
-
 // Fills result.timing (one document per shape) and adds the probes'
 // findings; a sampled timed call that fails makes the run incorrect.
 void judge_timing(const RunPlan& plan, const SubmissionReport& report,

@@ -27,7 +27,7 @@ json RunResult::to_json() const {
               {"settings", settings},
               {"environment", environment},
               {"correctness", correctness},
-              {"timing", timing},
+              {"timing", evidence::to_json(timing)},
               {"findings", json::array()},
               {"problem_files", problem_files},
               {"phases", phases},
