@@ -1,6 +1,7 @@
 #include "report/batch.h"
 
 #include "report/text.h"
+#include "evidence/run_correctness.h"
 #include "evidence/run_timing.h"
 #include "common/utf8.h"
 
@@ -161,31 +162,26 @@ std::string shape_label(const json& shape, int index) {
 
 void read_correctness(Submission& s, const json* run) {
   if (!run) return;
-  int i = 0;
-  for (const auto& c : field(*run, "correctness")) {
-    if (!c.is_object()) continue;
+  for (const auto& c : evidence::correctness_from_json(field(*run, "correctness"))) {
     CorrectnessRow r;
-    r.index = c.contains("shape_index") ? integer(c, "shape_index") : i;
-    r.shape = shape_label(field(c, "shape"), r.index);
-    r.passed = field(c, "passed").is_boolean() ? c["passed"].get<bool>() : false;
-    for (const auto& k : field(c, "cases")) {
-      if (!k.is_object()) continue;
-      const std::string status = str(k, "status"), kind = str(k, "kind", "seed");
-      if (status == "skipped") continue;
-      const bool ok = status == "passed";
-      (kind == "stress" ? r.stress : r.seeds) += 1;
-      (kind == "stress" ? r.stress_passed : r.seeds_passed) += ok ? 1 : 0;
-      if (!ok && r.first_failure.empty())
-        r.first_failure = kind + " case " + std::to_string(integer(k, "case")) + ": " + str(k, "reason", status);
-      if (auto n = num(k, "unwritten_elements"); n && *n > 0) r.unwritten += static_cast<std::size_t>(*n);
-      if (!field(k, "inputs_mutated").empty()) r.mutated_cases.push_back(integer(k, "case"));
+    r.index = c.shape_index;
+    r.shape = shape_label(c.shape, r.index);
+    r.passed = c.passed;
+    for (const auto& k : c.cases) {
+      if (k.status == "skipped") continue;
+      const bool stress = k.kind == "stress";
+      (stress ? r.stress : r.seeds) += 1;
+      (stress ? r.stress_passed : r.seeds_passed) += k.passed() ? 1 : 0;
+      if (!k.passed() && r.first_failure.empty())
+        r.first_failure = k.kind + " case " + std::to_string(k.index) + ": " + (k.reason.empty() ? k.status : k.reason);
+      r.unwritten += k.unwritten_elements;
+      if (!k.inputs_mutated.empty()) r.mutated_cases.push_back(k.index);
     }
-    if (const json& so = field(c, "stream_order"); so.is_object()) {
-      r.stream_outputs = integer(so, "outputs");
-      r.stream_differing = integer(so, "differing");
+    if (c.stream_order.is_object()) {
+      r.stream_outputs = integer(c.stream_order, "outputs");
+      r.stream_differing = integer(c.stream_order, "differing");
     }
     s.correctness.push_back(r);
-    ++i;
   }
 }
 

@@ -209,32 +209,46 @@ double stress_baseline_of(int i, const std::map<std::string, json>& expected, co
   }
 }
 
-// One correctness case's document; `failure` gets the reason when it failed.
-json judge_case(const RunPlan& plan, const SubmissionReport& report, const std::map<std::string, json>& expected,
-                const fs::path& xfer, int i, int j, std::string& failure) {
+// An output check as a case records it: status and reason, the poison
+// left, and the numbers.
+void record_check(const OutputCheck& chk, evidence::CaseCheck& c) {
+  json numbers = output_check_json(chk);
+  for (const char* key : {"status", "reason", "unwritten_elements"}) numbers.erase(key);
+  c.status = chk.status;
+  c.reason = chk.reason;
+  if (chk.status != "skipped") c.unwritten_elements = chk.unwritten;
+  c.check.update(numbers);
+}
+
+// One correctness case; `failure` gets the reason when it failed.
+evidence::CaseCheck judge_case(const RunPlan& plan, const SubmissionReport& report,
+                               const std::map<std::string, json>& expected, const fs::path& xfer, int i, int j,
+                               std::string& failure) {
   const CorrectnessCase& cc = plan.cases[static_cast<std::size_t>(j)];
-  json c = {{"case", j}, {"seed", cc.seed}, {"scale", cc.scale}, {"kind", cc.kind}};
+  evidence::CaseCheck c;
+  c.index = j, c.seed = cc.seed, c.scale = cc.scale, c.kind = cc.kind;
   const auto got = report.outputs.find({i, j});
   const auto want = expected.find(correctness_case_id(i, j));
   std::string why_failed;
   if (got == report.outputs.end() || want == expected.end()) {
-    c["status"] = "not run";
+    c.status = "not run";
   } else if (want->second.is_object() && want->second.contains("unverifiable")) {  // run.cpp, hold_seeded_inputs
     why_failed = want->second["unverifiable"].get<std::string>();
-    c.update({{"status", "failed"}, {"reason", why_failed}});
+    c.status = "failed", c.reason = why_failed;
   } else {
     std::optional<double> baseline;
     if (cc.kind == "stress") baseline = stress_baseline_of(i, expected, xfer);
     const OutputCheck chk = check_outputs(got->second, want->second, xfer, plan.tolerance, baseline, plan.stress_allowance,
                                             plan.near_miss);
-    c.update(output_check_json(chk));
-    if (baseline && chk.status != "skipped") c["atol"] = chk.atol;
+    record_check(chk, c);
+    if (baseline && chk.status != "skipped") c.check["atol"] = chk.atol;
     if (chk.status == "failed") why_failed = chk.reason;
   }
   if (!why_failed.empty())
     failure = "shape " + std::to_string(i) + ", " + cc.kind + " case " + std::to_string(j) + ": " + why_failed;
-  if (const auto m = report.mutated.find({i, j}); m != report.mutated.end()) c["inputs_mutated"] = m->second;
-  c["inputs_from"] = report.case_digests.count({i, j}) ? "seed" : "file";
+  if (const auto m = report.mutated.find({i, j}); m != report.mutated.end())
+    c.inputs_mutated = m->second;
+  c.inputs_from = report.case_digests.count({i, j}) ? "seed" : "file";
   return c;
 }
 
@@ -248,11 +262,13 @@ std::map<int, bool> judge_correctness(const RunPlan& plan, const SubmissionRepor
     if (result.result_reason.empty()) result.result_reason = why;
   };
   for (int i = 0; i < static_cast<int>(shapes.size()); ++i) {
-    json shape_doc = {{"shape_index", i}, {"shape", shapes[i]}, {"cases", json::array()}};
+    evidence::ShapeCorrectness shape_doc;
+    shape_doc.shape_index = i;
+    shape_doc.shape = shapes[i];
     bool ok = true;
     for (int j = 0; j < static_cast<int>(plan.cases.size()); ++j) {
       std::string failure;
-      shape_doc["cases"].push_back(judge_case(plan, report, expected, xfer, i, j, failure));
+      shape_doc.cases.push_back(judge_case(plan, report, expected, xfer, i, j, failure));
       if (!failure.empty()) {
         ok = false;
         note_failure(failure);
@@ -265,12 +281,12 @@ std::map<int, bool> judge_correctness(const RunPlan& plan, const SubmissionRepor
       ok = false;
       note_failure("shape " + std::to_string(i) + ": an output is not a tensor");
     }
-    if (const auto so = report.stream_order.find(i); so != report.stream_order.end()) shape_doc["stream_order"] = so->second;
-    if (const auto h = habits.find(i); h != habits.end()) shape_doc["reference_habits"] = h->second;
-    shape_doc["passed"] = ok;
+    if (const auto so = report.stream_order.find(i); so != report.stream_order.end()) shape_doc.stream_order = so->second;
+    if (const auto h = habits.find(i); h != habits.end()) shape_doc.reference_habits = h->second;
+    shape_doc.passed = ok;
     shape_correct[i] = ok;
     result.all_correct = result.all_correct && ok;
-    result.correctness.push_back(shape_doc);
+    result.correctness.push_back(std::move(shape_doc));
   }
   return shape_correct;
 }

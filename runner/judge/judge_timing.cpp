@@ -13,6 +13,7 @@ namespace kaudit::run {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 using evidence::ModeTiming;
+using evidence::ShapeCorrectness;
 using evidence::ShapeTiming;
 using evidence::timing_stats;
 
@@ -85,18 +86,18 @@ ModeTiming mode_timing(const RunPlan& plan, const SubmissionReport& report, cons
 
 // What the probes read of shape `i` besides its timing modes.
 void fill_shape_evidence(const RunPlan& plan, const SubmissionReport& report, const std::map<int, json>& habits,
-                         bool correct, const json& correctness_doc, int i, ShapeEvidence& evidence) {
+                         bool correct, const ShapeCorrectness& correctness, int i,
+                         ShapeEvidence& evidence) {
   evidence.shape = i;
   evidence.correctness_passed = correct;
   const auto counts = report.correctness_counts.find(i);
   evidence.correctness_counts =
       counts != report.correctness_counts.end() ? counts->second.value("counts", json::object()) : json::object();
-  for (const auto& c : correctness_doc["cases"])
-    if (c.value("kind", std::string()) == "seed") evidence.seed_cases_passed.push_back(c.value("status", "") == "passed");
+  for (const auto& c : correctness.cases)
+    if (c.kind == "seed") evidence.seed_cases_passed.push_back(c.passed());
   if (plan.options.poison)
-    for (const auto& c : correctness_doc["cases"])
-      if (c.value("unwritten_elements", std::size_t{0}) > 0)
-        evidence.unwritten_cases.emplace_back(c.value("case", 0), c["unwritten_elements"].get<std::size_t>());
+    for (const auto& c : correctness.cases)
+      if (c.unwritten_elements > 0) evidence.unwritten_cases.emplace_back(c.index, c.unwritten_elements);
   const auto so = report.stream_order.find(i);
   evidence.outputs_not_ready = so != report.stream_order.end() ? so->second.value("differing", 0) : 0;
   // Inputs the reference itself changes, and outputs in an input's storage

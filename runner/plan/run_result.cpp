@@ -26,7 +26,7 @@ json RunResult::to_json() const {
               {"modes", modes},
               {"settings", settings},
               {"environment", environment},
-              {"correctness", correctness},
+              {"correctness", evidence::to_json(correctness)},
               {"timing", evidence::to_json(timing)},
               {"findings", json::array()},
               {"problem_files", problem_files},

@@ -2,6 +2,7 @@
 // run.json (schema kaudit-run/1, docs/report-format.md).
 #pragma once
 
+#include "evidence/run_correctness.h"
 #include "evidence/run_timing.h"
 #include "rules/finding.h"
 #include "rules/verdict.h"
@@ -38,7 +39,7 @@ struct RunResult {
   bool all_correct = false;               // valid once the run completed
   nlohmann::json environment = nlohmann::json::object();  // the reference's hello
   std::optional<nlohmann::json> shapes;   // once the reference reported them
-  nlohmann::json correctness = nlohmann::json::array();  // per shape
+  std::vector<evidence::ShapeCorrectness> correctness;   // per shape
   std::vector<evidence::ShapeTiming> timing;             // per shape
   std::vector<rules::Finding> findings;
   nlohmann::json problem_files = nlohmann::json::array();

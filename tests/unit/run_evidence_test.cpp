@@ -1,4 +1,6 @@
-// run.json's timing[]: one writer and one reader (evidence/run_timing.h).
+// run.json's timing[] and correctness[]: one writer and one reader each
+// (evidence/run_timing.h, evidence/run_correctness.h).
+#include "evidence/run_correctness.h"
 #include "evidence/run_timing.h"
 
 #include <gtest/gtest.h>
@@ -69,6 +71,54 @@ TEST(RunTiming, StatisticsOfTheTimedCalls) {
   t.modes["fresh"].stats = kaudit::evidence::timing_stats({3});
   t.set_fresh_over_bench();
   EXPECT_DOUBLE_EQ(*t.fresh_over_bench, 1.5);
+}
+
+// A shape's correctness as a run writes it: a passed seed case, a failed
+// stress case with the poison left, a case not run.
+json written_correctness() {
+  return json::parse(R"({
+    "shape_index": 1, "shape": {"n": 64}, "passed": false,
+    "stream_order": {"outputs": 1, "differing": 0}, "reference_habits": {"changes_inputs": [], "aliases_input": false},
+    "cases": [
+      {"case": 0, "seed": 42, "scale": 1.0, "kind": "seed", "status": "passed", "max_abs_error": 0.001,
+       "max_rel_error": 0.01, "mismatches": 2, "tolerated_mismatches": 2, "inputs_from": "file"},
+      {"case": 3, "seed": 42, "scale": 1000.0, "kind": "stress", "status": "failed", "reason": "12 elements differ",
+       "max_abs_error": 9.0, "max_rel_error": 1.0, "mismatches": 12, "unwritten_elements": 12, "atol": 0.5,
+       "inputs_mutated": [0], "inputs_from": "seed"},
+      {"case": 4, "seed": 7, "scale": 1.0, "kind": "seed", "status": "not run", "inputs_from": "file"}
+    ]})");
+}
+
+TEST(RunCorrectness, WhatIsWrittenReadsBackTheSame) {
+  const json doc = written_correctness();
+  EXPECT_EQ(kaudit::evidence::to_json(kaudit::evidence::shape_correctness_from_json(doc, 0)), doc);
+}
+
+TEST(RunCorrectness, ReadsWhatItNeedsOfADocument) {
+  const auto s = kaudit::evidence::shape_correctness_from_json(written_correctness(), 0);
+  EXPECT_EQ(s.shape_index, 1);
+  EXPECT_FALSE(s.passed);
+  ASSERT_EQ(s.cases.size(), 3u);
+  EXPECT_TRUE(s.cases[0].passed());
+  EXPECT_EQ(s.cases[1].index, 3);
+  EXPECT_EQ(s.cases[1].unwritten_elements, 12u);
+  EXPECT_EQ(s.cases[1].inputs_mutated, std::vector<int>{0});
+  EXPECT_EQ(s.cases[1].reason, "12 elements differ");
+  EXPECT_EQ(s.cases[2].status, "not run");
+}
+
+TEST(RunCorrectness, AHandEditedDocumentGivesWhatItHas) {
+  json doc = written_correctness();
+  doc["passed"] = "yes";                        // not a boolean: not passed
+  doc["cases"][1]["unwritten_elements"] = -3;   // nonsense: none
+  doc["cases"][1]["inputs_mutated"] = "all";    // not a list: none
+  doc["cases"].push_back(17);                   // not a case: skipped
+  const auto s = kaudit::evidence::shape_correctness_from_json(doc, 0);
+  EXPECT_FALSE(s.passed);
+  ASSERT_EQ(s.cases.size(), 3u);
+  EXPECT_EQ(s.cases[1].unwritten_elements, 0u);
+  EXPECT_TRUE(s.cases[1].inputs_mutated.empty());
+  EXPECT_TRUE(kaudit::evidence::correctness_from_json(json::object()).empty());
 }
 
 }  // namespace
