@@ -1,6 +1,6 @@
 #include "evidence/run_correctness.h"
 
-#include <cmath>
+#include "evidence/json_fields.h"
 
 namespace kaudit::evidence {
 using json = nlohmann::json;
@@ -10,12 +10,6 @@ namespace {
 constexpr const char* kCheckKeys[] = {"max_abs_error", "max_rel_error", "mismatches", "tolerated_mismatches",
                                       "tie_reordered_elements", "atol"};
 
-std::optional<double> number(const json& j, const char* key) {
-  if (!j.is_object() || !j.contains(key) || !j[key].is_number()) return std::nullopt;
-  const double v = j[key].get<double>();
-  return std::isfinite(v) ? std::optional(v) : std::nullopt;
-}
-
 std::string text(const json& j, const char* key, const std::string& fallback) {
   return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : fallback;
 }
@@ -23,15 +17,15 @@ std::string text(const json& j, const char* key, const std::string& fallback) {
 CaseCheck case_from_json(const json& doc, int position) {
   CaseCheck c;
   c.index = position;
-  if (const auto i = number(doc, "case"); i && *i >= 0 && *i <= 1e9) c.index = static_cast<int>(*i);
+  if (const auto i = finite_number(doc, "case"); i && *i >= 0 && *i <= 1e9) c.index = static_cast<int>(*i);
   if (doc.contains("seed") && doc["seed"].is_number_integer()) c.seed = doc["seed"].get<long long>();
-  c.scale = number(doc, "scale").value_or(1.0);
+  c.scale = finite_number(doc, "scale").value_or(1.0);
   c.kind = text(doc, "kind", c.kind);
   c.status = text(doc, "status", c.status);
   c.reason = text(doc, "reason", "");
   for (const char* key : kCheckKeys)
     if (doc.contains(key) && doc[key].is_number()) c.check[key] = doc[key];
-  if (const auto n = number(doc, "unwritten_elements"); n && *n > 0) c.unwritten_elements = static_cast<std::size_t>(*n);
+  if (const auto n = finite_number(doc, "unwritten_elements"); n && *n > 0) c.unwritten_elements = static_cast<std::size_t>(*n);
   if (doc.contains("inputs_mutated") && doc["inputs_mutated"].is_array())
     for (const auto& k : doc["inputs_mutated"])
       if (k.is_number_integer()) c.inputs_mutated.push_back(k.get<int>());
@@ -71,7 +65,7 @@ ShapeCorrectness shape_correctness_from_json(const json& doc, int position) {
   ShapeCorrectness s;
   s.shape_index = position;
   if (!doc.is_object()) return s;
-  if (const auto i = number(doc, "shape_index"); i && *i >= 0 && *i <= 1e9) s.shape_index = static_cast<int>(*i);
+  if (const auto i = finite_number(doc, "shape_index"); i && *i >= 0 && *i <= 1e9) s.shape_index = static_cast<int>(*i);
   if (doc.contains("shape")) s.shape = doc["shape"];
   if (doc.contains("cases") && doc["cases"].is_array()) {
     int k = 0;

@@ -1,5 +1,7 @@
 #include "evidence/run_timing.h"
 
+#include "evidence/json_fields.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -10,12 +12,6 @@ namespace {
 
 constexpr const char* kThroughputKeys[] = {"tflops", "gb_per_s", "percent_of_compute_peak", "percent_of_memory_peak",
                                            "percent_of_peak"};
-
-std::optional<double> number(const json& j, const char* key) {
-  if (!j.is_object() || !j.contains(key) || !j[key].is_number()) return std::nullopt;
-  const double v = j[key].get<double>();
-  return std::isfinite(v) ? std::optional(v) : std::nullopt;
-}
 
 json stats_json(const TimingStats& s) {
   return {{"n", s.n},           {"median_ms", s.median_ms}, {"mean_ms", s.mean_ms}, {"min_ms", s.min_ms},
@@ -37,22 +33,22 @@ json mode_json(const ModeTiming& m, const std::string& mode) {
 ModeTiming mode_from_json(const json& doc) {
   ModeTiming m;
   if (!doc.is_object()) return m;
-  if (const auto median = number(doc, "median_ms")) {
+  if (const auto median = finite_number(doc, "median_ms")) {
     TimingStats s;
     s.median_ms = *median;
-    const auto n = number(doc, "n");
+    const auto n = finite_number(doc, "n");
     s.n = n && *n >= 0 ? static_cast<std::size_t>(*n) : 0;
     for (auto [key, field] : {std::pair{"mean_ms", &TimingStats::mean_ms}, std::pair{"min_ms", &TimingStats::min_ms},
                               std::pair{"max_ms", &TimingStats::max_ms}, std::pair{"p10_ms", &TimingStats::p10_ms},
                               std::pair{"p90_ms", &TimingStats::p90_ms}, std::pair{"stdev_ms", &TimingStats::stdev_ms}})
-      s.*field = number(doc, key).value_or(0);
+      s.*field = finite_number(doc, key).value_or(0);
     m.stats = s;
   }
   if (doc.contains("samples") && doc["samples"].is_array()) m.samples = doc["samples"];
   if (doc.contains("samples_passed") && doc["samples_passed"].is_boolean()) m.samples_passed = doc["samples_passed"];
   if (doc.contains("output_checks") && doc["output_checks"].is_object()) m.output_checks = doc["output_checks"];
   if (doc.contains("output_types") && doc["output_types"].is_array()) m.output_types = doc["output_types"];
-  if (const auto moved = number(doc, "version_counters_moved")) m.version_counters_moved = static_cast<int>(*moved);
+  if (const auto moved = finite_number(doc, "version_counters_moved")) m.version_counters_moved = static_cast<int>(*moved);
   for (const char* key : kThroughputKeys)
     if (doc.contains(key) && (doc[key].is_number() || doc[key].is_null())) m.throughput[key] = doc[key];
   if (doc.contains("runner_clock") && doc["runner_clock"].is_object()) m.runner_clock = doc["runner_clock"];
@@ -83,7 +79,7 @@ std::optional<TimingStats> timing_stats(std::vector<double> v) {
   return s;
 }
 
-std::optional<double> ModeTiming::percent_of_peak() const { return number(throughput, "percent_of_peak"); }
+std::optional<double> ModeTiming::percent_of_peak() const { return finite_number(throughput, "percent_of_peak"); }
 
 void ShapeTiming::set_fresh_over_bench() {
   const auto bench = modes.find("bench"), fresh = modes.find("fresh");
@@ -110,12 +106,12 @@ ShapeTiming shape_timing_from_json(const json& doc, int position) {
   ShapeTiming t;
   t.shape_index = position;
   if (!doc.is_object()) return t;
-  if (const auto i = number(doc, "shape_index"); i && *i >= 0 && *i <= 1e9) t.shape_index = static_cast<int>(*i);
+  if (const auto i = finite_number(doc, "shape_index"); i && *i >= 0 && *i <= 1e9) t.shape_index = static_cast<int>(*i);
   if (doc.contains("shape")) t.shape = doc["shape"];
   if (doc.contains("modes") && doc["modes"].is_object())
     for (const auto& [name, m] : doc["modes"].items()) t.modes[name] = mode_from_json(m);
   if (doc.contains("work") && doc["work"].is_object()) t.work = doc["work"];
-  t.fresh_over_bench = number(doc, "fresh_over_bench");
+  t.fresh_over_bench = finite_number(doc, "fresh_over_bench");
   if (!t.fresh_over_bench) t.set_fresh_over_bench();
   return t;
 }
