@@ -1,5 +1,7 @@
 #include "runner/judge/compare.h"
 
+#include "runner/judge/output_checks.h"
+
 #include "runner/judge/index_ties.h"
 
 #include <algorithm>
@@ -222,8 +224,8 @@ void record_check(const OutputCheck& chk, evidence::CaseCheck& c) {
 
 // One correctness case; `failure` gets the reason when it failed.
 evidence::CaseCheck judge_case(const RunPlan& plan, const SubmissionReport& report,
-                               const std::map<std::string, json>& expected, const fs::path& xfer, int i, int j,
-                               std::string& failure) {
+                               const std::map<std::string, json>& expected, const fs::path& xfer,
+                               OutputChecks& checks, int i, int j, std::string& failure) {
   const CorrectnessCase& cc = plan.cases[static_cast<std::size_t>(j)];
   evidence::CaseCheck c;
   c.index = j, c.seed = cc.seed, c.scale = cc.scale, c.kind = cc.kind;
@@ -238,8 +240,7 @@ evidence::CaseCheck judge_case(const RunPlan& plan, const SubmissionReport& repo
   } else {
     std::optional<double> baseline;
     if (cc.kind == "stress") baseline = stress_baseline_of(i, expected, xfer);
-    const OutputCheck chk = check_outputs(got->second, want->second, xfer, plan.tolerance, baseline, plan.stress_allowance,
-                                            plan.near_miss);
+    const OutputCheck chk = checks.check(got->second, want->second, baseline, plan.stress_allowance);
     record_check(chk, c);
     if (baseline && chk.status != "skipped") c.check["atol"] = chk.atol;
     if (chk.status == "failed") why_failed = chk.reason;
@@ -256,7 +257,8 @@ evidence::CaseCheck judge_case(const RunPlan& plan, const SubmissionReport& repo
 
 std::map<int, bool> judge_correctness(const RunPlan& plan, const SubmissionReport& report,
                                       const std::map<std::string, json>& expected, const std::map<int, json>& habits,
-                                      const json& shapes, const fs::path& xfer, RunResult& result) {
+                                      const json& shapes, const fs::path& xfer, OutputChecks& checks,
+                                      RunResult& result) {
   std::map<int, bool> shape_correct;
   auto note_failure = [&](const std::string& why) {
     if (result.result_reason.empty()) result.result_reason = why;
@@ -268,7 +270,7 @@ std::map<int, bool> judge_correctness(const RunPlan& plan, const SubmissionRepor
     bool ok = true;
     for (int j = 0; j < static_cast<int>(plan.cases.size()); ++j) {
       std::string failure;
-      shape_doc.cases.push_back(judge_case(plan, report, expected, xfer, i, j, failure));
+      shape_doc.cases.push_back(judge_case(plan, report, expected, xfer, checks, i, j, failure));
       if (!failure.empty()) {
         ok = false;
         note_failure(failure);

@@ -68,9 +68,11 @@ nlohmann::json expected_output_jobs(const SubmissionReport& report,
 // Checks every correctness case; fills result.correctness and returns, per
 // shape, whether all its cases passed. The first failure goes to
 // result.result_reason.
+// `checks` makes the output checks (runner/judge/output_checks.h).
+class OutputChecks;
 std::map<int, bool> judge_correctness(const RunPlan& plan, const SubmissionReport& report,
                                       const std::map<std::string, nlohmann::json>& expected,
                                       const std::map<int, nlohmann::json>& habits, const nlohmann::json& shapes,
-                                      const std::filesystem::path& xfer, RunResult& result);
+                                      const std::filesystem::path& xfer, OutputChecks& checks, RunResult& result);
 
 }  // namespace kaudit::run

@@ -23,7 +23,7 @@ namespace {
 // harness's output checks; `evidence` gets what the probes read.
 ModeTiming mode_timing(const RunPlan& plan, const SubmissionReport& report, const json& t,
                    const std::map<std::string, json>& expected, const fs::path& xfer, int i, const std::string& mode,
-                   const json& perf, ModeEvidence& evidence, RunResult& result) {
+                   const json& perf, OutputChecks& checks, ModeEvidence& evidence, RunResult& result) {
   std::vector<double> times;
   for (const auto& x : t.value("times_ms", json::array()))
     if (x.is_number()) times.push_back(x.get<double>());
@@ -47,8 +47,7 @@ ModeTiming mode_timing(const RunPlan& plan, const SubmissionReport& report, cons
       samples_ok = false;
       wrong_share = 1;
     } else {
-      const OutputCheck chk = check_outputs(s["outputs"], want->second, xfer, plan.tolerance, std::nullopt, 0,
-                                            plan.near_miss);
+      const OutputCheck chk = checks.check(s["outputs"], want->second, std::nullopt, 0);
       sd.update(output_check_json(chk));
       if (chk.status == "failed") {
         samples_ok = false;
@@ -115,7 +114,8 @@ void fill_shape_evidence(const RunPlan& plan, const SubmissionReport& report, co
 
 void judge_timing(const RunPlan& plan, const SubmissionReport& report, const std::map<std::string, json>& expected,
                   const std::map<int, json>& habits, const std::map<int, bool>& shape_correct, const json& shapes,
-                  const std::optional<Hardware>& hardware, const fs::path& xfer, RunResult& result) {
+                  const std::optional<Hardware>& hardware, const fs::path& xfer, OutputChecks& checks,
+                  RunResult& result) {
   for (int i = 0; i < static_cast<int>(shapes.size()); ++i) {
     ShapeEvidence evidence;
     ShapeTiming timing;
@@ -128,7 +128,8 @@ void judge_timing(const RunPlan& plan, const SubmissionReport& report, const std
     for (const auto& mode : plan.options.modes) {
       const auto t = report.timings.find({i, mode});
       if (t == report.timings.end()) continue;
-      timing.modes[mode] = mode_timing(plan, report, t->second, expected, xfer, i, mode, perf, evidence.modes[mode], result);
+      timing.modes[mode] = mode_timing(plan, report, t->second, expected, xfer, i, mode, perf, checks,
+                                   evidence.modes[mode], result);
     }
     timing.set_fresh_over_bench();
     timing.work = perf;

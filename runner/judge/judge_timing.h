@@ -4,6 +4,7 @@
 // shape (runner/judge/probe_findings.h).
 #pragma once
 
+#include "runner/judge/output_checks.h"
 #include "runner/process/hardware.h"
 #include "runner/plan/run_plan.h"
 #include "runner/plan/run_result.h"
@@ -24,6 +25,7 @@ namespace kaudit::run {
 void judge_timing(const RunPlan& plan, const SubmissionReport& report,
                   const std::map<std::string, nlohmann::json>& expected, const std::map<int, nlohmann::json>& habits,
                   const std::map<int, bool>& shape_correct, const nlohmann::json& shapes,
-                  const std::optional<Hardware>& hardware, const std::filesystem::path& xfer, RunResult& result);
+                  const std::optional<Hardware>& hardware, const std::filesystem::path& xfer, OutputChecks& checks,
+                  RunResult& result);
 
 }  // namespace kaudit::run

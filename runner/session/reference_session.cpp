@@ -175,7 +175,7 @@ bool ReferenceSession::prepare() {
   return false;
 }
 
-std::map<std::string, json> ReferenceSession::expected_outputs(const json& jobs) {
+std::map<std::string, json> ReferenceSession::expected_outputs(const json& jobs, const ExpectedListener& on_expected) {
   if (jobs.empty()) {
     child_->send_line("");
     return {};
@@ -186,7 +186,14 @@ std::map<std::string, json> ReferenceSession::expected_outputs(const json& jobs)
   turn_ = device_.take(DeviceTurns::Kind::shared);
   const auto since = clock_type::now();
   if (child_->send_line(check_cfg.string()))
-    out = drive(*child_, Speaker::reference, plan_.phase_s, [this](const json& m) { return on_message(m); });
+    out = drive(*child_, Speaker::reference, plan_.phase_s, [&](const json& m) {
+      const double wait = on_message(m);
+      if (on_expected && m.value("event", "") == "expected" && m.contains("id") && m["id"].is_string()) {
+        const auto got = expected_.find(m["id"].get<std::string>());
+        if (got != expected_.end()) on_expected(got->first, got->second);
+      }
+      return wait;
+    });
   turn_.release();
   result_.add_phase("reference", {{"phase", "expected outputs"}, {"jobs", jobs.size()}}, since);
   if (!checked_) {

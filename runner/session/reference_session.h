@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <map>
 #include <set>
 #include <memory>
@@ -31,7 +32,11 @@ class ReferenceSession {
   // Expected outputs for `jobs` ([{id, shape, inputs}], or a timed sample's
   // [{id, shape, seed, mode, base}] drawn again from its seed), by job id; an empty
   // `jobs` only tells the process to stop. Failures set the result's error.
-  std::map<std::string, nlohmann::json> expected_outputs(const nlohmann::json& jobs);
+  // `on_expected(id, outputs)` hears of each as it comes in (the output
+  // checks begin then: runner/judge/output_checks.h).
+  using ExpectedListener = std::function<void(const std::string& id, const nlohmann::json& outputs)>;
+  std::map<std::string, nlohmann::json> expected_outputs(const nlohmann::json& jobs,
+                                                         const ExpectedListener& on_expected = nullptr);
   // The reference's own process ended (a signal, the OOM killer, an exit)
   // before it answered every job: a fault of the machine, never evidence
   // against the submission, so nothing may be judged from the comparison.

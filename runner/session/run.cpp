@@ -9,6 +9,7 @@
 #include "runner/judge/compare.h"
 #include "runner/judge/input_probes.h"
 #include "runner/judge/judge_timing.h"
+#include "runner/judge/output_checks.h"
 #include "runner/judge/probe_findings.h"
 #include "runner/session/reference_session.h"
 #include "runner/plan/run_plan.h"
@@ -178,7 +179,15 @@ RunResult run_protocol(const RunOptions& o) {
   json jobs = expected_output_jobs(sub.report(), ref.inputs(), ws.xfer());
   add_twin_jobs(jobs, ref.probes(), sub.report());
   if (!reference_inputs_intact(ws, input_seal, result)) jobs = json::array();
-  std::map<std::string, json> expected = ref.expected_outputs(jobs);
+  // Each output check begins as its expected output comes in, beside the
+  // reference's work on the next (runner/judge/output_checks.h).
+  OutputChecks checks(ws.xfer(), plan.tolerance, plan.near_miss);
+  const std::map<std::string, PendingCheck> pending = checks_to_start(plan, sub.report(), nshapes, ws.xfer());
+  std::map<std::string, json> expected =
+      ref.expected_outputs(jobs, [&](const std::string& id, const json& outputs) {
+        if (const auto p = pending.find(id); p != pending.end())
+          checks.start(p->second.got, outputs, p->second.stress_baseline, p->second.stress_allowance);
+      });
   ref.finish();
   hold_seeded_inputs(sub.report(), ref.input_digests(), expected);
 
@@ -188,14 +197,16 @@ RunResult run_protocol(const RunOptions& o) {
   if (!ref.died_before_answering()) {
     result.all_correct = true;
     const auto shape_correct =
-        judge_correctness(plan, sub.report(), expected, ref.habits(), ref.shapes(), ws.xfer(), result);
-    judge_timing(plan, sub.report(), expected, ref.habits(), shape_correct, ref.shapes(), hw, ws.xfer(), result);
+        judge_correctness(plan, sub.report(), expected, ref.habits(), ref.shapes(), ws.xfer(), checks, result);
+    judge_timing(plan, sub.report(), expected, ref.habits(), shape_correct, ref.shapes(), hw, ws.xfer(), checks,
+                 result);
     // Reported apart from the graded correctness; judged only where it passed.
     judge_input_probes(plan, sub.report(), ref.probes(), expected, ws.xfer(), result.all_correct && !result.error,
                        result);
   }
   judge_aten_ops(plan, sub.report(), nshapes, result);
-  result.add_phase("runner", {{"phase", "comparison"}}, compare_started);
+  result.add_phase("runner", {{"phase", "comparison"}, {"checks_begun_early", checks.started()},
+                              {"checks_read_back", checks.reused()}}, compare_started);
   if (o.trace) attach_trace(plan, sub.report(), nshapes, ws.root() / "trace", result);
   if (hw) result.hardware = {{"name", hw->name}, {"peak_basis", o.peak_basis}};
   return finished();

@@ -1,6 +1,7 @@
 #include "runner/process/tensor_file.h"
 
 #include "runner/judge/compare.h"
+#include "runner/judge/output_checks.h"
 
 #include <gtest/gtest.h>
 
@@ -583,4 +584,52 @@ TEST(TensorFile, EverySmallFloatPatternDecodesAsAt) {
     }
     EXPECT_EQ(reported, patterns) << dtype;
   }
+}
+
+// The output checks begun as the reference's outputs come in give what the
+// judgement would have got by checking then: a started check is read back,
+// one started with other arguments or never started is made when asked.
+TEST(OutputChecks, AStartedCheckIsReadBackAndGivesWhatAFreshCheckGives) {
+  const std::int64_t n = 1 << 16;
+  std::vector<float> want(static_cast<std::size_t>(n), 1.0f), got = want;
+  got[7] = 3.0f;
+  const fs::path dir = fs::temp_directory_path();
+  auto file = [&](const std::vector<float>& v) {
+    const auto t = make<float>("float32", {n}, v);
+    return nlohmann::json::array({{{"file", write_file(header_of(t), body_of(t)).filename().string()}}});
+  };
+  const nlohmann::json g = file(got), w = file(want), same = file(want);
+  ToleranceTable tol;
+  tol.all = Tolerance{0.01, 0.01};
+  const NearMissAllowance near{1e-6, 0};
+  OutputChecks checks(dir, tol, near);
+  checks.start(g, w, std::nullopt, 0);
+  checks.start(same, w, std::nullopt, 0);
+  checks.start(g, w, std::nullopt, 0);  // the same check again: begun once
+  EXPECT_EQ(checks.started(), 2);
+  const OutputCheck wrong = checks.check(g, w, std::nullopt, 0);
+  const OutputCheck direct = check_outputs(g, w, dir, tol, std::nullopt, 0, near);
+  EXPECT_EQ(wrong.status, "failed");
+  EXPECT_EQ(wrong.status, direct.status);
+  EXPECT_EQ(wrong.reason, direct.reason);
+  EXPECT_EQ(wrong.mismatches, 1u);
+  EXPECT_EQ(checks.check(same, w, std::nullopt, 0).status, "passed");
+  EXPECT_EQ(checks.reused(), 2);
+  // Other arguments (a stress baseline) are another check, made now.
+  EXPECT_EQ(checks.check(g, w, 0.5, 1.0).status, "passed");  // within the stress allowance
+  EXPECT_EQ(checks.reused(), 2);
+  for (const auto& list : {g, w, same}) fs::remove(dir / list[0]["file"].get<std::string>());
+}
+
+// A run that ends before the judgement reads its checks back (the reference
+// died) drops what was not begun: nothing waits on it.
+TEST(OutputChecks, ChecksNotReadBackEndWithTheRun) {
+  const fs::path dir = fs::temp_directory_path();
+  ToleranceTable tol;
+  tol.all = Tolerance{0.01, 0.01};
+  OutputChecks checks(dir, tol, NearMissAllowance{});
+  for (int k = 0; k < 50; ++k)  // files that do not exist: each check fails as unreadable
+    checks.start(nlohmann::json::array({{{"file", "missing_" + std::to_string(k)}}}),
+                 nlohmann::json::array({{{"file", "missing_ref"}}}), std::nullopt, 0);
+  EXPECT_EQ(checks.started(), 50);
 }
