@@ -212,7 +212,8 @@ std::string ill_conditioned(const RunPlan& plan, const json& about, int i, int j
 // stress cases' rule (tolerance grown with the output, a tiny share of
 // elements on decision edges allowed, skipped where the reference is not finite).
 json judge_probe_call(const RunPlan& plan, const SubmissionReport& report, const std::map<std::string, json>& expected,
-                      const fs::path& xfer, int i, int j, const json& about, InputProbeOutcome& o) {
+                      const fs::path& xfer, OutputChecks& checks, int i, int j, const json& about,
+                      InputProbeOutcome& o) {
   json doc = {{"shape_index", i}, {"case", j}};
   const auto raised = report.raised.find({i, j});
   const auto got = report.outputs.find({i, j});
@@ -230,9 +231,9 @@ json judge_probe_call(const RunPlan& plan, const SubmissionReport& report, const
     return doc;
   }
   const bool distribution = o.kind == "distribution";
-  const OutputCheck chk = check_outputs(got->second, want->second, xfer, plan.tolerance,
-                                        distribution ? baseline_of(i, expected, xfer) : std::nullopt,
-                                        distribution ? plan.stress_allowance : 0.0, plan.near_miss);
+  const OutputCheck chk = checks.check(got->second, want->second,
+                                       distribution ? baseline_of(i, expected, xfer) : std::nullopt,
+                                       distribution ? plan.stress_allowance : 0.0);
   doc.update(output_check_json(chk));
   if (distribution && chk.status != "skipped") doc["atol"] = chk.atol;
   o.status = chk.status;
@@ -252,7 +253,7 @@ json judge_probe_call(const RunPlan& plan, const SubmissionReport& report, const
 }
 
 json off_grid_document(const RunPlan& plan, const SubmissionReport& report, const ProbeInventory& probes,
-                       const std::map<std::string, json>& expected, const fs::path& xfer,
+                       const std::map<std::string, json>& expected, const fs::path& xfer, OutputChecks& checks,
                        std::vector<InputProbeOutcome>& outcomes) {
   json doc = {{"budget", plan.options.off_grid_shapes}, {"shapes", json::array()}, {"rejected", json::array()},
               {"not_sizes", json::array()}};
@@ -263,7 +264,7 @@ json off_grid_document(const RunPlan& plan, const SubmissionReport& report, cons
     o.aligned = s["step"] == "aligned";
     o.what = s["dim"].get<std::string>() + " " + std::to_string(s["from"].get<long long>()) + " -> " +
              std::to_string(s["to"].get<long long>());
-    json c = judge_probe_call(plan, report, expected, xfer, s["shape"].get<int>(), 0, json(), o);
+    json c = judge_probe_call(plan, report, expected, xfer, checks, s["shape"].get<int>(), 0, json(), o);
     for (const char* k : {"values", "dim", "from", "to", "step"}) c[k] = s[k];
     c["shape"] = c["values"];
     c.erase("values");
@@ -291,19 +292,19 @@ json off_grid_document(const RunPlan& plan, const SubmissionReport& report, cons
 }  // namespace
 
 void judge_input_probes(const RunPlan& plan, const SubmissionReport& report, const ProbeInventory& probes,
-                        const std::map<std::string, json>& expected, const fs::path& xfer, bool judge,
-                        RunResult& result) {
+                        const std::map<std::string, json>& expected, const fs::path& xfer, OutputChecks& checks,
+                        bool judge, RunResult& result) {
   std::vector<InputProbeOutcome> outcomes;
   json doc = {{"judged", judge}};
   if (!judge) doc["reason"] = "the graded correctness or a timed call already failed: the result is incorrect";
-  doc["off_grid"] = off_grid_document(plan, report, probes, expected, xfer, outcomes);
+  doc["off_grid"] = off_grid_document(plan, report, probes, expected, xfer, checks, outcomes);
   json distributions = json::array(), skipped = json::array();
   for (const auto& [key, about] : probes.cases) {
     if (about.value("kind", std::string()) != "distribution") continue;
     InputProbeOutcome o;
     o.kind = "distribution";
     o.what = about.value("distribution", std::string()) + " inputs on shape " + std::to_string(key.first);
-    json c = judge_probe_call(plan, report, expected, xfer, key.first, key.second, about, o);
+    json c = judge_probe_call(plan, report, expected, xfer, checks, key.first, key.second, about, o);
     c["distribution"] = about.value("distribution", std::string());
     distributions.push_back(c);
     outcomes.push_back(o);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "rules/finding.h"
+#include "runner/judge/output_checks.h"
 #include "runner/plan/run_plan.h"
 #include "runner/plan/run_result.h"
 #include "runner/plan/submission_report.h"
@@ -75,6 +76,6 @@ std::vector<rules::Finding> input_probe_findings(const std::vector<InputProbeOut
 // (otherwise the result is already incorrect and no finding is made).
 void judge_input_probes(const RunPlan& plan, const SubmissionReport& report, const ProbeInventory& probes,
                         const std::map<std::string, nlohmann::json>& expected, const std::filesystem::path& xfer,
-                        bool judge, RunResult& result);
+                        OutputChecks& checks, bool judge, RunResult& result);
 
 }  // namespace kaudit::run

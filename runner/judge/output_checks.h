@@ -68,9 +68,10 @@ class OutputChecks {
 
 // A check the judgement will make, by the expected output's job id, that can
 // begin as soon as that output comes in: each seed case of a graded shape
-// (judge_correctness) and each sampled timed call (judge_timing), with the
-// arguments they pass. A stress case needs its seed case's output first, and
-// an input probe its baseline: those are made when judged.
+// (judge_correctness), each sampled timed call (judge_timing) and each
+// off-grid probe shape's call (judge_input_probes), with the arguments they
+// pass. A stress case or a distribution probe needs its seed case's output
+// first: those are made when judged.
 struct PendingCheck {
   nlohmann::json got;
   std::optional<double> stress_baseline;

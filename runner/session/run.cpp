@@ -201,8 +201,8 @@ RunResult run_protocol(const RunOptions& o) {
     judge_timing(plan, sub.report(), expected, ref.habits(), shape_correct, ref.shapes(), hw, ws.xfer(), checks,
                  result);
     // Reported apart from the graded correctness; judged only where it passed.
-    judge_input_probes(plan, sub.report(), ref.probes(), expected, ws.xfer(), result.all_correct && !result.error,
-                       result);
+    judge_input_probes(plan, sub.report(), ref.probes(), expected, ws.xfer(), checks,
+                       result.all_correct && !result.error, result);
   }
   judge_aten_ops(plan, sub.report(), nshapes, result);
   result.add_phase("runner", {{"phase", "comparison"}, {"checks_begun_early", checks.started()},
