@@ -150,12 +150,12 @@ static json interrupted_record(const run::RunResult& r) {
   // run unwinding: it stopped in the last step of a child's.
   json stopped_in = nullptr;
   for (const auto& p : r.phases)
-    if (p.value("process", "") != "runner") stopped_in = p;
+    if (p.process != "runner") stopped_in = evidence::to_json(p);
   return {{"schema", "kaudit-interrupted/1"},
           {"seconds", r.seconds},
           {"stopped_in", stopped_in},
-          {"phases", r.phases},
-          {"first_calls", r.first_calls}};
+          {"phases", evidence::to_json(r.phases)},
+          {"first_calls", evidence::to_json(r.first_calls)}};
 }
 
 // The run of a submission that can run and has none saved (or --force, or

@@ -2,6 +2,7 @@
 
 #include "report/text.h"
 #include "evidence/run_correctness.h"
+#include "evidence/run_phases.h"
 #include "evidence/run_timing.h"
 #include "common/utf8.h"
 
@@ -304,9 +305,8 @@ void read_trace(Submission& s, const json* trace, const json* run) {
   if (run) {
     for (const auto& a : field(field(*run, "trace"), "authored_share"))
       if (const auto share = num(a, "share")) s.authored_share.emplace_back(str(a, "shape"), *share);
-    for (const auto& c : field(*run, "first_calls"))
-      if (const auto sec = num(c, "seconds"); sec && str(c, "phase") == "correctness")
-        s.first_call_seconds.emplace_back(std::to_string(integer(c, "shape")), *sec);
+    for (const auto& c : evidence::first_calls_from_json(field(*run, "first_calls")))
+      if (c.phase == "correctness") s.first_call_seconds.emplace_back(std::to_string(std::max(c.shape, 0)), c.seconds);
   }
   const std::map<std::string, double>* chosen = nullptr;
   if (!from_groups.empty()) {

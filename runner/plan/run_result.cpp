@@ -12,9 +12,8 @@ void RunResult::set_error(const std::string& phase, const std::string& reason, c
 }
 
 void RunResult::add_phase(const std::string& process, const json& step, clock_type::time_point since) {
-  json p = {{"process", process}, {"seconds", std::chrono::duration<double>(clock_type::now() - since).count()}};
-  p.update(step);
-  phases.push_back(p);
+  phases.push_back(
+      evidence::run_phase(process, step, std::chrono::duration<double>(clock_type::now() - since).count()));
 }
 
 json RunResult::to_json() const {
@@ -30,8 +29,8 @@ json RunResult::to_json() const {
               {"timing", evidence::to_json(timing)},
               {"findings", json::array()},
               {"problem_files", problem_files},
-              {"phases", phases},
-              {"first_calls", first_calls},
+              {"phases", evidence::to_json(phases)},
+              {"first_calls", evidence::to_json(first_calls)},
               {"isolation", isolation},
               {"seconds", seconds}};
   doc["result"] = error ? "error" : all_correct ? "correct" : "incorrect";

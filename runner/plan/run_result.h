@@ -3,6 +3,7 @@
 #pragma once
 
 #include "evidence/run_correctness.h"
+#include "evidence/run_phases.h"
 #include "evidence/run_timing.h"
 #include "rules/finding.h"
 #include "rules/verdict.h"
@@ -43,10 +44,10 @@ struct RunResult {
   std::vector<evidence::ShapeTiming> timing;             // per shape
   std::vector<rules::Finding> findings;
   nlohmann::json problem_files = nlohmann::json::array();
-  nlohmann::json phases = nlohmann::json::array();  // where the time went, in order
-  // Each shape's first call (builds and JIT compiles happen there): phase,
-  // shape, seconds. It has the set-up budget, not a call's limit.
-  nlohmann::json first_calls = nlohmann::json::array();
+  std::vector<evidence::RunPhase> phases;  // where the time went, in order
+  // Each shape's first call (builds and JIT compiles happen there). It has
+  // the set-up budget, not a call's limit.
+  std::vector<evidence::FirstCall> first_calls;
   std::optional<nlohmann::json> submission_process;
   // Set by the audit (audit/environment.h): the environment, not the
   // submission, made the run fail ({cause, attempts, free_bytes}); and the

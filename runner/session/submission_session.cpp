@@ -532,12 +532,13 @@ double SubmissionSession::on_first_return(const json& m) {
 void SubmissionSession::end_first_call() {
   if (!first_call_pending_) return;
   first_call_pending_ = false;
-  result_.first_calls.push_back(
-      {{"phase", current_phase_.value("phase", std::string())},
-       {"shape", current_phase_.value("shape", -1)},
-       {"seconds", std::chrono::duration<double>(clock_type::now() - phase_started_).count()}});
-  if (!build_processes_.empty()) result_.first_calls.back()["build_processes"] = build_processes_;
-  if (lent_while_building_s_ > 0) result_.first_calls.back()["lent_while_building_s"] = lent_while_building_s_;
+  evidence::FirstCall call;
+  call.phase = current_phase_.value("phase", std::string());
+  call.shape = current_phase_.value("shape", -1);
+  call.seconds = std::chrono::duration<double>(clock_type::now() - phase_started_).count();
+  call.build_processes.assign(build_processes_.begin(), build_processes_.end());
+  if (lent_while_building_s_ > 0) call.lent_while_building_s = lent_while_building_s_;
+  result_.first_calls.push_back(std::move(call));
   build_processes_.clear();
   lent_while_building_s_ = 0;
   timeout_s_ = plan_.call_s;

@@ -1,6 +1,7 @@
-// run.json's timing[] and correctness[]: one writer and one reader each
-// (evidence/run_timing.h, evidence/run_correctness.h).
+// run.json's timing[], correctness[], phases[] and first_calls[]: one writer
+// and one reader each (evidence/run_timing.h, run_correctness.h, run_phases.h).
 #include "evidence/run_correctness.h"
+#include "evidence/run_phases.h"
 #include "evidence/run_timing.h"
 
 #include <gtest/gtest.h>
@@ -119,6 +120,32 @@ TEST(RunCorrectness, AHandEditedDocumentGivesWhatItHas) {
   EXPECT_EQ(s.cases[1].unwritten_elements, 0u);
   EXPECT_TRUE(s.cases[1].inputs_mutated.empty());
   EXPECT_TRUE(kaudit::evidence::correctness_from_json(json::object()).empty());
+}
+
+// Phases and first calls as a run writes them, read back the same.
+TEST(RunPhases, WhatIsWrittenReadsBackTheSame) {
+  const json phases = json::parse(R"([
+    {"process": "reference", "phase": "import", "seconds": 6.2},
+    {"process": "submission", "phase": "timing", "seconds": 0.4, "shape": 2, "mode": "rewrite"},
+    {"process": "reference", "phase": "expected outputs", "seconds": 2.4, "jobs": 60},
+    {"process": "runner", "phase": "comparison", "seconds": 0.9, "checks_begun_early": 51, "checks_read_back": 51}])");
+  EXPECT_EQ(kaudit::evidence::to_json(kaudit::evidence::phases_from_json(phases)), phases);
+  const json calls = json::parse(R"J([
+    {"phase": "correctness", "shape": 0, "seconds": 8.4, "build_processes": ["ptxas", "python3 (children's CPU time)"],
+     "lent_while_building_s": 3.5},
+    {"phase": "probe", "shape": 3, "seconds": 1.1}])J");
+  EXPECT_EQ(kaudit::evidence::to_json(kaudit::evidence::first_calls_from_json(calls)), calls);
+}
+
+TEST(RunPhases, AStepNamesItsPhaseShapeModeAndCounts) {
+  const auto p = kaudit::evidence::run_phase("runner", {{"phase", "comparison"}, {"checks_begun_early", 3}}, 1.5);
+  EXPECT_EQ(p.phase, "comparison");
+  EXPECT_FALSE(p.shape);
+  EXPECT_EQ(p.counts["checks_begun_early"], 3);
+  const auto first = kaudit::evidence::first_calls_from_json(json::parse(R"([7, {"shape": "x", "seconds": null}])"));
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_EQ(first[0].shape, -1);
+  EXPECT_EQ(first[0].seconds, 0);
 }
 
 }  // namespace
