@@ -171,15 +171,23 @@ TEST(InputProbesCpu, IllConditionedInputsAreNotHeldAgainstAnHonestKernel) {
   // The x100 stress case makes the same huge inputs, and the graded stress
   // cases have no such check: only the small scale here.
   o.stress_scales = {0.01};
-  const json r = kaudit::run::run_submission(o);
-  EXPECT_EQ(r["result"], "correct") << describe(r);
-  EXPECT_EQ(ids(r), Ids{}) << describe(r);
+  // The probes draw their inputs from a seed the runner picks at random: now
+  // and then (once in about 30 runs) no redrawn case has enough huge values
+  // for the kernel to be wrong on more elements than the stress allowance,
+  // every case passes and the noisy twins are never asked. The kernel must
+  // not be blamed in any run, and the twins must explain it in one of three.
   int ill = 0;
-  for (const auto& d : r["input_probes"]["distributions"]) {
-    EXPECT_NE(d["status"], "failed") << d;
-    ill += d["status"] == "skipped" && d["reason"].get<std::string>().find("ill-conditioned") != std::string::npos;
+  json last;
+  for (int attempt = 0; attempt < 3 && ill == 0; ++attempt) {
+    last = kaudit::run::run_submission(o);
+    EXPECT_EQ(last["result"], "correct") << describe(last);
+    EXPECT_EQ(ids(last), Ids{}) << describe(last);
+    for (const auto& d : last["input_probes"]["distributions"]) {
+      EXPECT_NE(d["status"], "failed") << d;
+      ill += d["status"] == "skipped" && d["reason"].get<std::string>().find("ill-conditioned") != std::string::npos;
+    }
   }
-  EXPECT_GE(ill, 1) << describe(r);
+  EXPECT_GE(ill, 1) << describe(last);
 }
 
 // Index tensors are never redrawn by the whole-input distributions: the
