@@ -1,12 +1,15 @@
 // Lenient field reads for documents kaudit reads back (run.json written by
 // another kaudit, or edited by hand): a field missing or of another type
-// reads as absent, never as an exception.
+// reads as absent, never as an exception; and the row loops of the run
+// records (run_timing.h, run_correctness.h, run_phases.h).
 #pragma once
 
 #include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <optional>
+#include <string>
+#include <vector>
 
 namespace kaudit::evidence {
 
@@ -15,6 +18,38 @@ inline std::optional<double> finite_number(const nlohmann::json& j, const char* 
   if (!j.is_object() || !j.contains(key) || !j[key].is_number()) return std::nullopt;
   const double v = j[key].get<double>();
   return std::isfinite(v) ? std::optional(v) : std::nullopt;
+}
+
+// `j[key]` as a whole number in [lowest, 1e9] (an index, a count), or none.
+inline std::optional<int> index_field(const nlohmann::json& j, const char* key, int lowest = 0) {
+  const auto v = finite_number(j, key);
+  if (!v || *v < lowest || *v > 1e9) return std::nullopt;
+  return static_cast<int>(*v);
+}
+
+// `j[key]` as a string, or `fallback`.
+inline std::string text_field(const nlohmann::json& j, const char* key, const std::string& fallback = "") {
+  return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : fallback;
+}
+
+// Each record's to_json, as an array.
+template <class Record>
+nlohmann::json record_rows(const std::vector<Record>& records) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& r : records) rows.push_back(to_json(r));
+  return rows;
+}
+
+// `read(row, position)` for each object of `rows` (position counts objects
+// only); anything else reads as no rows.
+template <class Record, class Read>
+std::vector<Record> read_rows(const nlohmann::json& rows, Read read) {
+  std::vector<Record> out;
+  if (!rows.is_array()) return out;
+  int position = 0;
+  for (const auto& row : rows)
+    if (row.is_object()) out.push_back(read(row, position++));
+  return out;
 }
 
 }  // namespace kaudit::evidence

@@ -48,7 +48,7 @@ ModeTiming mode_from_json(const json& doc) {
   if (doc.contains("samples_passed") && doc["samples_passed"].is_boolean()) m.samples_passed = doc["samples_passed"];
   if (doc.contains("output_checks") && doc["output_checks"].is_object()) m.output_checks = doc["output_checks"];
   if (doc.contains("output_types") && doc["output_types"].is_array()) m.output_types = doc["output_types"];
-  if (const auto moved = finite_number(doc, "version_counters_moved")) m.version_counters_moved = static_cast<int>(*moved);
+  m.version_counters_moved = index_field(doc, "version_counters_moved");
   for (const char* key : kThroughputKeys)
     if (doc.contains(key) && (doc[key].is_number() || doc[key].is_null())) m.throughput[key] = doc[key];
   if (doc.contains("runner_clock") && doc["runner_clock"].is_object()) m.runner_clock = doc["runner_clock"];
@@ -96,17 +96,13 @@ json to_json(const ShapeTiming& t) {
   return doc;
 }
 
-json to_json(const std::vector<ShapeTiming>& timing) {
-  json rows = json::array();
-  for (const auto& t : timing) rows.push_back(to_json(t));
-  return rows;
-}
+json to_json(const std::vector<ShapeTiming>& timing) { return record_rows(timing); }
 
 ShapeTiming shape_timing_from_json(const json& doc, int position) {
   ShapeTiming t;
   t.shape_index = position;
   if (!doc.is_object()) return t;
-  if (const auto i = finite_number(doc, "shape_index"); i && *i >= 0 && *i <= 1e9) t.shape_index = static_cast<int>(*i);
+  t.shape_index = index_field(doc, "shape_index").value_or(position);
   if (doc.contains("shape")) t.shape = doc["shape"];
   if (doc.contains("modes") && doc["modes"].is_object())
     for (const auto& [name, m] : doc["modes"].items()) t.modes[name] = mode_from_json(m);
@@ -117,12 +113,7 @@ ShapeTiming shape_timing_from_json(const json& doc, int position) {
 }
 
 std::vector<ShapeTiming> timing_from_json(const json& rows) {
-  std::vector<ShapeTiming> out;
-  if (!rows.is_array()) return out;
-  int position = 0;
-  for (const auto& row : rows)
-    if (row.is_object()) out.push_back(shape_timing_from_json(row, position++));
-  return out;
+  return read_rows<ShapeTiming>(rows, shape_timing_from_json);
 }
 
 }  // namespace kaudit::evidence

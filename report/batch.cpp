@@ -1,6 +1,7 @@
 #include "report/batch.h"
 
 #include "report/text.h"
+#include "evidence/json_fields.h"
 #include "evidence/run_correctness.h"
 #include "evidence/run_phases.h"
 #include "evidence/run_timing.h"
@@ -35,12 +36,7 @@ std::string str(const json& j, const char* key, const std::string& fallback = ""
   return fallback;
 }
 
-std::optional<double> num(const json& j, const char* key) {
-  if (!j.is_object() || !j.contains(key) || !j[key].is_number()) return std::nullopt;
-  const double v = j[key].get<double>();
-  if (!std::isfinite(v)) return std::nullopt;
-  return v;
-}
+std::optional<double> num(const json& j, const char* key) { return evidence::finite_number(j, key); }
 
 int integer(const json& j, const char* key) {
   const auto v = num(j, key);

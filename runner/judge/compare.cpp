@@ -1,8 +1,7 @@
 #include "runner/judge/compare.h"
 
-#include "runner/judge/output_checks.h"
-
 #include "runner/judge/index_ties.h"
+#include "runner/judge/output_checks.h"
 
 #include <algorithm>
 
