@@ -63,7 +63,7 @@ Thresholds thresholds_from_json(const nlohmann::json& j) {
   static const std::set<std::string> known = {"fresh_over_bench", "fresh_over_bench_cpu", "fresh_gap_ms",
                                               "stress_mismatch_fraction", "near_miss_fraction", "near_miss_elements",
                                               "min_own_kernel_share",
-                                              "own_share_lead_margin",
+                                              "own_share_lead_margin", "reference_glue_allowance",
                                               "fp8_dot_required"};
   for (const auto& [k, v] : j.items())
     if (!known.count(k)) throw std::runtime_error("rule pack: unknown threshold '" + k + "'");
@@ -78,6 +78,8 @@ Thresholds thresholds_from_json(const nlohmann::json& j) {
   t.near_miss_elements = typed_at(j, "near_miss_elements", t.near_miss_elements, "thresholds");
   t.min_own_kernel_share = typed_at(j, "min_own_kernel_share", t.min_own_kernel_share, "thresholds");
   t.own_share_lead_margin = typed_at(j, "own_share_lead_margin", t.own_share_lead_margin, "thresholds");
+  t.reference_glue_allowance =
+      typed_at(j, "reference_glue_allowance", t.reference_glue_allowance, "thresholds");
   t.fp8_dot_required = typed_at(j, "fp8_dot_required", false, "thresholds");
   return t;
 }

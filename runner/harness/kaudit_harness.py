@@ -19,6 +19,7 @@ This file is the entry; the modules beside it, one purpose each:
   kaudit_harness_probes      the input probes the reference makes
   kaudit_harness_reference   the reference's process
   kaudit_harness_submission  the submission's process: correctness, timing modes, off-grid shapes
+  kaudit_harness_tracer      call boundaries for the tracer, in either process
 
 The submission runs in this process and can reach anything in it: nothing
 it says is taken on trust (docs/threat-model.md). The harness binds every
@@ -34,7 +35,8 @@ from kaudit_harness_protocol import _loads, CONFIG, fail, open_existing, receive
 from kaudit_harness_seals import bind_torch, bind_torch_wrappers
 from kaudit_harness_problem import redirect_cuda_to_cpu
 from kaudit_harness_reference import run_reference
-from kaudit_harness_submission import run_submission, Tracer
+from kaudit_harness_submission import run_submission
+from kaudit_harness_tracer import Tracer
 
 
 def limit_tasks(limit):
@@ -86,8 +88,7 @@ def main():
                 run_submission(torch)
     except BaseException as e:
         fail(phase, e)
-    if CONFIG.get("role") == "submission":
-        Tracer().finish()
+    Tracer().finish()
     # Skip interpreter teardown: a submission's atexit hooks have nothing to say.
     os._exit(0)
 

@@ -7,6 +7,7 @@ from kaudit_harness_tensors import (host_values, inputs_digest, read_files, read
     tensor_bytes, write_values)
 from kaudit_harness_probes import HABIT_CHECK_BYTES, make_input_probes, reference_habits
 from kaudit_harness_problem import Problem
+from kaudit_harness_tracer import Tracer
 
 
 def seeded_inputs(problem, job):
@@ -95,8 +96,11 @@ def run_reference(torch):
     jobs.sort(key=lambda job: (job["shape"], files_of(job)))
     models = {}
     cache, cached_files = {}, None
+    # The reference's own calls, marked in a traced run: what it spends on
+    # work its rule pack does not ban is the glue the submission may spend too.
+    tracer = Tracer()
     with torch.no_grad():
-        for job in jobs:
+        for n, job in enumerate(jobs):
             i = job["shape"]
             problem.apply_shape(i)
             # A reference that writes into its inputs gets them fresh from the files every job.
@@ -114,8 +118,11 @@ def run_reference(torch):
             else:
                 inputs = read_values(torch, job["inputs"], CONFIG["device"], cache, host)
             del host
-            outs = host_values(returned(models[i](*inputs)))
-            del inputs
+            tracer.begin("reference", i, "expected", n)
+            got = models[i](*inputs)
+            tracer.end()
+            outs = host_values(returned(got))
+            del inputs, got
             device_idle()
             entries = write_values(torch, outs, os.path.join(expected_dir, "%s_%s_" % (token, job["id"])))
             send("expected", id=job["id"], outputs=entries, **digest)

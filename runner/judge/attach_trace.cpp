@@ -6,14 +6,15 @@ namespace kaudit::run {
 using json = nlohmann::json;
 
 void attach_trace(const RunPlan& plan, const SubmissionReport& report, int shapes,
-                  const std::filesystem::path& trace_dir, RunResult& result) {
+                  const std::filesystem::path& trace_dir, const std::filesystem::path& reference_trace_dir,
+                  RunResult& result) {
   const auto since = clock_type::now();
   TimedCallTimes timed_ms;
   for (const auto& [key, t] : report.timings)
     for (const auto& x : t.value("times_ms", json::array()))
       timed_ms[{std::to_string(key.first), key.second}].push_back(x.is_number() ? x.get<double>() : 0.0);
   json trace_doc = summarize_trace(trace_dir, report.pid, plan.options.solution.string(), result.findings, &plan.pack,
-                                   plan.options.trace_output, timed_ms);
+                                   plan.options.trace_output, timed_ms, reference_trace_dir);
   result.trace = trace_doc;
   result.add_phase("runner", {{"phase", "trace"}}, since);
   // Every call the harness made must be in the trace: a submission that

@@ -12,7 +12,9 @@
 
 namespace kaudit::run {
 
+// `reference_trace_dir`: the reference's journals (its own glue, trace_summary.h).
 void attach_trace(const RunPlan& plan, const SubmissionReport& report, int shapes,
-                  const std::filesystem::path& trace_dir, RunResult& result);
+                  const std::filesystem::path& trace_dir, const std::filesystem::path& reference_trace_dir,
+                  RunResult& result);
 
 }  // namespace kaudit::run

@@ -166,14 +166,17 @@ std::vector<rules::FindingInfo> measured_findings() {
        "A fig leaf: a kernel of its own ran (often a trivial scale or cast) while cuBLAS, cuDNN or ATen did the "
        "problem's work. The share is own / (own + library) of the bench-mode timed calls' kernel time per shape, "
        "with the pack's allowed_glue_kernels (copies, fills, elementwise casts; sort, scan, histogram and index "
-       "kernels where routing is allowed) left out of both sides, unless the pack bans the kernel; the "
-       "finding comes when a shape's share is under the pack's thresholds.min_own_kernel_share (0.5 by default; "
+       "kernels where routing is allowed) left out of both sides, unless the pack bans the kernel; per call, as "
+       "much unbanned library time as the problem's own reference spends on such kernels (its process is traced "
+       "too; times thresholds.reference_glue_allowance, 1.5) is left out as well, so that routing the glue list "
+       "does not name is not taken for the library's work, while the reference's glue never covers the work "
+       "itself; the finding comes when a shape's share is under the pack's thresholds.min_own_kernel_share (0.5 by default; "
        "each bundled problem's pack sets its own). No kernel of its own at all is no-authored-kernel-ran: the same "
        "policy at share 0. Medium: a library kernel legitimately doing a side task can take a large share on a "
        "small shape. Low, never deciding, when every shape is under the threshold by less than "
        "thresholds.own_share_lead_margin (0.15): bookkeeping the glue list does not name can make that up. Clean counter-example: a Triton GEMM that calls torch.empty and .to(bfloat16) around it (the "
        "fill and the cast are glue; its own share is 100%).",
-       "Read run.json's trace.authored_share per shape, then open the Perfetto trace of a timed call: the long "
+       "Read run.json's trace.authored_share per shape (and trace.reference_glue), then open the Perfetto trace of a timed call: the long "
        "kernels' launching library is a library's.", Source::trace},
       {"no-kernels-in-timed-call", Category::cheat, Confidence::medium, 0,
        "Timed calls launched no GPU work while other calls did.",

@@ -24,7 +24,8 @@ using json = nlohmann::json;
 
 #ifndef KAUDIT_HAVE_TRACE_MODEL
 json summarize_trace(const std::filesystem::path&, long, const std::string&, std::vector<rules::Finding>&,
-                     const rules::RulePack*, const std::filesystem::path&, const TimedCallTimes&) {
+                     const rules::RulePack*, const std::filesystem::path&, const TimedCallTimes&,
+                     const std::filesystem::path&) {
   return {{"status", "unavailable"}, {"reason", "kaudit was built without the trace model"}};
 }
 #else
@@ -130,23 +131,94 @@ bool is_glue(const std::string& name, const std::vector<std::string>& glue) {
   });
 }
 
+double median_of(std::vector<double> v) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// What the problem's own reference spends per call on library kernels its
+// rule pack does not ban (routing, index maps, casts: its glue), by shape:
+// the median over its marked expected-output calls (phase "reference",
+// runner/harness/kaudit_harness_reference.py). A shape whose calls ran no
+// banned kernel at all is left out: the pack does not name the reference's
+// work there, so no line between its work and its glue can be drawn.
+struct ReferenceGlue {
+  std::map<std::string, double> ns_per_call;  // by shape
+  json doc;                                    // trace.reference_glue
+};
+
+ReferenceGlue reference_glue(const std::filesystem::path& dir, const tracer::Families& families,
+                             const rules::RulePack& pack) {
+  ReferenceGlue out;
+  out.doc = {{"status", "unavailable"}};
+  tracer::Trace trace;
+  try {
+    trace = tracer::load_journal_dir(dir.string());
+  } catch (const std::exception& e) {
+    out.doc["reason"] = std::string("the reference's trace could not be read: ") + e.what();
+    return out;
+  }
+  struct PerCall {
+    uint64_t glue = 0, work = 0;
+  };
+  std::map<std::string, std::map<uint32_t, PerCall>> by_shape;  // shape -> call id -> split
+  BannedNames banned(pack);
+  for (const auto& proc : trace.processes) {
+    const ProcessIndex index(proc);
+    for (const auto& c : proc.calls)
+      if (c.phase == "reference") by_shape[c.shape][c.id];
+    for (const auto& k : proc.kernels) {
+      const tracer::Call* c = index.call_of(k);
+      if (!c || c->phase != "reference") continue;
+      if (families.library_of(index.object_of(k), k.display_name()).role != tracer::Role::library) continue;
+      PerCall& split = by_shape[c->shape][c->id];
+      (banned(k.display_name()) ? split.work : split.glue) += k.duration();
+    }
+  }
+  if (by_shape.empty()) {
+    out.doc["reason"] = "the reference's trace holds none of its calls";
+    return out;
+  }
+  json shapes = json::array();
+  for (const auto& [shape, calls] : by_shape) {
+    std::vector<double> glue, work;
+    for (const auto& [id, split] : calls) {
+      glue.push_back(static_cast<double>(split.glue));
+      work.push_back(static_cast<double>(split.work));
+    }
+    const double glue_ns = median_of(glue), work_ns = median_of(work);
+    if (work_ns > 0) out.ns_per_call[shape] = glue_ns;
+    shapes.push_back({{"shape", shape}, {"calls", calls.size()}, {"glue_ms_per_call", glue_ns / 1e6},
+                      {"banned_ms_per_call", work_ns / 1e6}, {"counted", work_ns > 0}});
+  }
+  out.doc = {{"status", "ok"}, {"shapes", shapes}};
+  return out;
+}
+
 // The share of the graded timed calls' GPU time (mode bench) spent in the
 // submission's own kernels, per shape: own / (own + library), with library
-// glue left out of both sides. Under the pack's min_own_kernel_share, while
-// some kernel of its own ran, the library did the work: a fig leaf. No own
-// kernel at all is no-authored-kernel-ran, the same policy at share 0.
+// glue left out of both sides. Glue is what the pack's glue list names, and
+// per call as much other unbanned library time as the problem's own
+// reference spends on glue (times thresholds.reference_glue_allowance, the
+// listed glue counted against it first): routing that the list does not
+// name is not taken for the library doing the work. Under the pack's
+// min_own_kernel_share, while some kernel of its own ran, the library did
+// the work: a fig leaf. No own kernel at all is no-authored-kernel-ran, the
+// same policy at share 0.
 json authored_share(const tracer::Process& proc, const ProcessIndex& index, const tracer::Families& families,
-                    const rules::RulePack& pack, const std::string& solution, std::vector<rules::Finding>& findings) {
+                    const rules::RulePack& pack, const ReferenceGlue& reference, const std::string& solution,
+                    std::vector<rules::Finding>& findings) {
   struct Split {
     uint64_t own = 0, library = 0, glue = 0;
   };
-  std::map<std::string, Split> by_shape;
+  std::map<std::string, std::map<uint32_t, Split>> by_shape;  // shape -> call id -> split
   BannedNames banned(pack);
   for (const auto& k : proc.kernels) {
     const tracer::Call* c = index.call_of(k);
     if (!c || c->phase != "timed" || c->mode != "bench") continue;
     const auto lib = families.library_of(index.object_of(k), k.display_name());
-    Split& s = by_shape[c->shape];
+    Split& s = by_shape[c->shape][c->id];
     // Glue only where the problem allows it: a sort is routing glue in a MoE
     // and the work itself in a top-k, whose pack bans it.
     if (lib.role == tracer::Role::own)
@@ -161,15 +233,27 @@ json authored_share(const tracer::Process& proc, const ProcessIndex& index, cons
   bool decides = false;  // some shape far under the threshold, not only near it
   const double min_share = pack.thresholds.min_own_kernel_share;
   const double lead_floor = min_share - pack.thresholds.own_share_lead_margin;
-  for (const auto& [shape, s] : by_shape) {
-    const double share = s.own + s.library ? static_cast<double>(s.own) / static_cast<double>(s.own + s.library) : 1.0;
+  for (const auto& [shape, calls] : by_shape) {
+    const auto ref = reference.ns_per_call.find(shape);
+    const double allowance =
+        ref == reference.ns_per_call.end() ? 0.0 : ref->second * pack.thresholds.reference_glue_allowance;
+    double own = 0, library = 0, glue = 0, counted = 0;
+    for (const auto& [id, s] : calls) {
+      own += static_cast<double>(s.own);
+      library += static_cast<double>(s.library);
+      glue += static_cast<double>(s.glue);
+      counted += std::max(0.0, static_cast<double>(s.library) - std::max(0.0, allowance - static_cast<double>(s.glue)));
+    }
+    const double share = own + counted > 0 ? own / (own + counted) : 1.0;
     out.push_back({{"shape", shape},
                    {"mode", "bench"},
-                   {"own_ms", s.own / 1e6},
-                   {"library_ms", s.library / 1e6},
-                   {"glue_ms", s.glue / 1e6},
+                   {"own_ms", own / 1e6},
+                   {"library_ms", library / 1e6},
+                   {"glue_ms", glue / 1e6},
+                   {"reference_glue_ms_per_call", ref == reference.ns_per_call.end() ? json(nullptr) : json(ref->second / 1e6)},
+                   {"library_counted_ms", counted / 1e6},
                    {"share", share}});
-    if (s.own > 0 && share < min_share) {
+    if (own > 0 && share < min_share) {
       below += std::string(below.empty() ? "" : ", ") + "shape " + shape + ": " +
                std::to_string(static_cast<int>(100 * share + 0.5)) + "%";
       decides = decides || share < lead_floor;
@@ -180,7 +264,7 @@ json authored_share(const tracer::Process& proc, const ProcessIndex& index, cons
         "library-does-the-work", solution, "timed calls",
         "Its own kernels ran only a small part of the graded calls' GPU time (" + below +
             "; the rule pack asks at least " + std::to_string(static_cast<int>(100 * min_share + 0.5)) +
-            "%, glue the problem allows left out): library kernels did the rest" +
+            "%, glue the problem allows and the reference's own glue left out): library kernels did the rest" +
             (decides ? ", the problem's work." : ". Every shape is within the pack's lead margin of it: a lead, not proof."));
     // Near the threshold, routing or bookkeeping the glue list does not name
     // can make up the difference: shown beside the verdict, never deciding.
@@ -338,12 +422,6 @@ struct CallGroup {
 };
 using GroupKey = std::tuple<std::string, std::string, std::string>;  // phase, shape, mode
 
-double median_of(std::vector<double> v) {
-  if (v.empty()) return 0.0;
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 // The calls grouped by (phase, shape, mode); the work outside any call goes
 // to `outside`.
 std::map<GroupKey, CallGroup> group_calls(const std::vector<tracer::CallSummary>& summaries,
@@ -443,7 +521,8 @@ json judge_group(const GroupKey& key, const CallGroup& g, const std::map<GroupKe
 
 json summarize_trace(const std::filesystem::path& dir, long pid, const std::string& solution,
                      std::vector<rules::Finding>& findings, const rules::RulePack* pack,
-                     const std::filesystem::path& export_dir, const TimedCallTimes& timed_ms) {
+                     const std::filesystem::path& export_dir, const TimedCallTimes& timed_ms,
+                     const std::filesystem::path& reference_dir) {
   json out = {{"status", "ok"}};
   tracer::Trace trace;
   try {
@@ -478,7 +557,13 @@ json summarize_trace(const std::filesystem::path& dir, long pid, const std::stri
   if (pack) {
     const ProcessIndex index(*proc);
     library_findings(*proc, index, families, *pack, solution, findings);
-    out["authored_share"] = authored_share(*proc, index, families, *pack, solution, findings);
+    ReferenceGlue reference;
+    if (reference_dir.empty())
+      reference.doc = {{"status", "unavailable"}, {"reason", "the reference's process was not traced"}};
+    else
+      reference = reference_glue(reference_dir, families, *pack);
+    out["reference_glue"] = reference.doc;
+    out["authored_share"] = authored_share(*proc, index, families, *pack, reference, solution, findings);
   }
   repeat_findings(*proc, ProcessIndex(*proc), solution, findings);
   const auto summaries = tracer::summarize_calls(*proc, families);

@@ -27,11 +27,18 @@ namespace kaudit::run {
 // `timed_ms`: what the harness's events measured for each timed call, by
 // (shape, mode), in call order; a timed call that kept the GPU busy clearly
 // longer than its events measured had work outside the timed interval.
+// `reference_dir`: the journals of the reference's process, whose marked
+// expected-output calls tell, per shape, what the problem itself spends on
+// glue (library kernels the pack does not ban); the submission's unbanned
+// library kernels may spend as much per call (times the pack's
+// thresholds.reference_glue_allowance) before they count as the library
+// doing the work (trace.reference_glue, trace.authored_share).
 using TimedCallTimes = std::map<std::pair<std::string, std::string>, std::vector<double>>;
 nlohmann::json summarize_trace(const std::filesystem::path& journal_dir, long submission_pid,
                                const std::string& solution, std::vector<rules::Finding>& findings,
                                const rules::RulePack* pack = nullptr,
                                const std::filesystem::path& export_dir = {},
-                               const TimedCallTimes& timed_ms = {});
+                               const TimedCallTimes& timed_ms = {},
+                               const std::filesystem::path& reference_dir = {});
 
 }  // namespace kaudit::run

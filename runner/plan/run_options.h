@@ -39,6 +39,10 @@ struct RunOptions {
   // bit has the correctness cases of its other seeds drawn from their seed
   // in each process, not written to files and read back (docs/runner.md).
   std::uintmax_t seeded_case_bytes = std::uintmax_t{64} << 20;
+  // Bytes written before every timed call so that each mode starts from the
+  // same cache state; default twice the device's L2, on the CPU twice the
+  // host's last-level cache (at most 256 MiB).
+  std::optional<double> cache_flush_bytes;
   std::optional<double> setup_timeout_s;  // import, build, model set-up; default 600 cuda, 120 cpu
   std::optional<double> phase_timeout_s;  // each shape's correctness and each mode; default 300 / 60
   // Each correctness call, from the previous one's result (the first: from

@@ -14,6 +14,9 @@ namespace kaudit::run {
 
 enum class Role { reference, submission };
 
+// Where the tracer writes `role`'s journal in a traced run.
+std::filesystem::path trace_dir_of(const Workspace& ws, Role role);
+
 // The child of `role`, reading its configuration from `config`.
 ChildSpec child_spec(const RunPlan& plan, const Workspace& ws, Role role, const std::filesystem::path& config);
 

@@ -32,7 +32,8 @@ void ReferenceSession::write_config() const {
               {"cases", plan_.cases_json()},
               {"seeded_case_bytes", plan_.options.seeded_case_bytes},
               {"probes", probe_request(plan_.options, rng)},
-              {"nproc_limit", plan_.harness_nproc_limit()}};
+              {"nproc_limit", plan_.harness_nproc_limit()},
+              {"trace", plan_.options.trace}};
   std::ofstream(ws_.private_dir() / "reference.json") << common::json_text(cfg);
 }
 

@@ -11,6 +11,7 @@
 #include "runner/judge/judge_timing.h"
 #include "runner/judge/output_checks.h"
 #include "runner/judge/probe_findings.h"
+#include "runner/session/launch.h"
 #include "runner/session/reference_session.h"
 #include "runner/plan/run_plan.h"
 #include "runner/plan/run_result.h"
@@ -42,7 +43,8 @@ void lay_out_workspace(const RunPlan& plan, const Workspace& ws) {
   fs::copy_file(plan.options.solution, ws.work() / "solution.py", fs::copy_options::overwrite_existing);
   fs::create_directories(ws.work() / "tmp");
   fs::create_directories(ws.refwork() / "tmp");
-  if (plan.options.trace) fs::create_directories(ws.root() / "trace");
+  if (plan.options.trace)
+    for (const Role role : {Role::submission, Role::reference}) fs::create_directories(trace_dir_of(ws, role));
 }
 
 RunResult start_result(const RunPlan& plan, const Workspace& ws) {
@@ -207,7 +209,9 @@ RunResult run_protocol(const RunOptions& o) {
   judge_aten_ops(plan, sub.report(), nshapes, result);
   result.add_phase("runner", {{"phase", "comparison"}, {"checks_begun_early", checks.started()},
                               {"checks_read_back", checks.reused()}}, compare_started);
-  if (o.trace) attach_trace(plan, sub.report(), nshapes, ws.root() / "trace", result);
+  if (o.trace)
+    attach_trace(plan, sub.report(), nshapes, trace_dir_of(ws, Role::submission), trace_dir_of(ws, Role::reference),
+                 result);
   if (hw) result.hardware = {{"name", hw->name}, {"peak_basis", o.peak_basis}};
   return finished();
 }

@@ -758,7 +758,8 @@ json stage_config(const RunPlan& plan, const Workspace& ws, const std::map<std::
           {"trials", plan.trials},
           {"samples_per_shape", samples_by_shape},
           // Every mode's timed calls start from the same cache state (docs/runner.md, "Timing").
-          {"flush_bytes", 2 * (plan.cpu ? std::min(host_last_level_cache_bytes(), 128.0 * (1 << 20)) : l2_bytes)},
+          {"flush_bytes", o.cache_flush_bytes.value_or(
+                              2 * (plan.cpu ? std::min(host_last_level_cache_bytes(), 128.0 * (1 << 20)) : l2_bytes))},
           {"keep_alive_bytes", plan.cpu ? 256.0 * (1 << 20) : 16.0 * (1 << 30)},
           {"poison", o.poison},
           {"timing_turns", o.device_turns != nullptr},

@@ -159,9 +159,12 @@ const std::string kTorchCuda = "/usr/lib/python3/dist-packages/torch/lib/libtorc
 using Kernels = std::vector<std::tuple<std::string, std::string, long>>;
 
 // Bench calls with `kernels`, then (when given) as many fresh calls with `fresh`.
-std::string timed_journal(const Kernels& kernels, int calls = 3, const Kernels& fresh = {}) {
+// With `reference`, the reference's process (pid 79) instead: its marked
+// expected-output calls.
+std::string timed_journal(const Kernels& kernels, int calls = 3, const Kernels& fresh = {}, bool reference = false) {
   std::string j =
-      R"({"type":"process","schema":"kaudit-trace-journal/1","pid":78,"ppid":1,"exe":"python3","argv":["python3"]})"
+      R"({"type":"process","schema":"kaudit-trace-journal/1","pid":)" + std::string(reference ? "79" : "78") +
+      R"(,"ppid":1,"exe":"python3","argv":["python3"]})"
       "\n"
       R"({"type":"cupti","api_version":130001,"compiled_api_version":130001,"driver_version":13000,"subscribed":true})"
       "\n";
@@ -178,8 +181,9 @@ std::string timed_journal(const Kernels& kernels, int calls = 3, const Kernels& 
   for (int c = 0; c < (fresh.empty() ? 1 : 2) * calls; ++c) {
     const bool is_fresh = c >= calls;
     const long call = c + 1, base = 10'000'000L * (c + 1);
-    j += R"({"type":"call_begin","call":)" + std::to_string(call) + R"(,"phase":"timed","shape":"0","mode":")" +
-         (is_fresh ? "fresh" : "bench") + R"(","index":)" + std::to_string(c % calls) + R"(,"ts":)" +
+    j += R"({"type":"call_begin","call":)" + std::to_string(call) + R"(,"phase":")" +
+         (reference ? "reference" : "timed") + R"(","shape":"0","mode":")" +
+         (reference ? "expected" : is_fresh ? "fresh" : "bench") + R"(","index":)" + std::to_string(c % calls) + R"(,"ts":)" +
          std::to_string(base) + R"(,"tid":7})" + "\n";
     long t = base + 100;
     for (const auto& [object, name, us] : is_fresh ? fresh : kernels) {
@@ -201,14 +205,21 @@ std::string timed_journal(const Kernels& kernels, int calls = 3, const Kernels& 
 
 
 struct AuthoredShare : TraceSummary {
+  // With `reference` kernels, the reference's traced calls too (their own folder).
   nlohmann::json summarize(const std::vector<std::tuple<std::string, std::string, long>>& kernels,
                            std::vector<kaudit::rules::Finding>& findings, double min_share = 0.8,
-                           const std::vector<std::string>& banned = {}) {
+                           const std::vector<std::string>& banned = {}, const Kernels& reference = {}) {
     std::ofstream(dir / "kaudit-trace.78.jsonl") << timed_journal(kernels);
+    fs::path reference_dir;
+    if (!reference.empty()) {
+      reference_dir = dir / "reference";
+      fs::create_directories(reference_dir);
+      std::ofstream(reference_dir / "kaudit-trace.79.jsonl") << timed_journal(reference, 5, {}, true);
+    }
     kaudit::rules::RulePack pack = kaudit::rules::default_rule_pack();
     pack.banned_kernel_patterns = banned;  // by default nothing the library runs is banned: only the share decides
     pack.thresholds.min_own_kernel_share = min_share;
-    return kaudit::run::summarize_trace(dir, 78, "solution.py", findings, &pack);
+    return kaudit::run::summarize_trace(dir, 78, "solution.py", findings, &pack, {}, {}, reference_dir);
   }
 };
 
@@ -287,6 +298,58 @@ TEST_F(AuthoredShare, AShareNearTheThresholdIsOnlyALead) {
   summarize({{kTriton, "grouped_gemm_kernel", 500}, {kTorchCuda, "void at::native::reduce_kernel<512>", 500}}, far, 0.85);
   ASSERT_EQ(ids(far), (std::set<std::string>{"library-does-the-work"}));
   EXPECT_EQ(far[0].confidence, kaudit::rules::Confidence::medium);
+}
+
+// Routing the glue list does not name (a reduction, 26% of the GPU time) is
+// glue where the problem's own reference spends as much on unbanned kernels
+// per call: no finding then, where without the reference's trace it was one.
+TEST_F(AuthoredShare, GlueTheReferenceItselfSpendsIsAllowed) {
+  const Kernels submission = {{kTriton, "grouped_gemm_kernel", 700},
+                              {kTorchCuda, "void at::native::reduce_kernel<512, 1, ReduceOp<long>>", 250}};
+  std::vector<kaudit::rules::Finding> alone, beside_reference;
+  const auto without = summarize(submission, alone, 0.85, {"nvjet"});
+  if (without["status"] == "unavailable") GTEST_SKIP() << "kaudit built without the trace model";
+  EXPECT_EQ(ids(alone), (std::set<std::string>{"library-does-the-work"})) << without.dump();
+  EXPECT_EQ(without["reference_glue"]["status"], "unavailable");
+  const auto with = summarize(submission, beside_reference, 0.85, {"nvjet"},
+                              {{kCublasLt, "nvjet_tst_128x256", 900},
+                               {kTorchCuda, "void at::native::reduce_kernel<512, 1, ReduceOp<long>>", 200}});
+  EXPECT_EQ(ids(beside_reference), (std::set<std::string>{})) << with.dump();
+  ASSERT_EQ(with["reference_glue"]["status"], "ok") << with.dump();
+  const auto& ref = with["reference_glue"]["shapes"][0];
+  EXPECT_EQ(ref["calls"], 5);
+  EXPECT_NEAR(ref["glue_ms_per_call"].get<double>(), 0.2, 1e-6);
+  EXPECT_NEAR(ref["banned_ms_per_call"].get<double>(), 0.9, 1e-6);
+  const auto& share = with["authored_share"][0];
+  EXPECT_NEAR(share["reference_glue_ms_per_call"].get<double>(), 0.2, 1e-6);
+  EXPECT_NEAR(share["library_counted_ms"].get<double>(), 0.0, 1e-9);  // 0.25 ms a call against 1.5 x 0.2
+  EXPECT_NEAR(share["share"].get<double>(), 1.0, 1e-9);
+}
+
+// The allowance is the reference's glue, not its work: a library kernel the
+// pack does not ban doing the problem's work (0.9 ms a call) keeps all but
+// 1.5 x the reference's 0.1 ms of glue counted, and the finding decides.
+TEST_F(AuthoredShare, TheReferencesGlueNeverCoversTheWork) {
+  std::vector<kaudit::rules::Finding> findings;
+  const auto doc = summarize({{kTriton, "scale_rows_kernel", 100}, {kTorchCuda, "void at::native::unnamed_mm_kernel", 900}},
+                             findings, 0.85, {"nvjet"},
+                             {{kCublasLt, "nvjet_tst_128x256", 900}, {kTorchCuda, "void at::native::reduce_kernel", 100}});
+  if (doc["status"] == "unavailable") GTEST_SKIP() << "kaudit built without the trace model";
+  ASSERT_EQ(ids(findings), (std::set<std::string>{"library-does-the-work"})) << doc.dump();
+  EXPECT_EQ(findings[0].confidence, kaudit::rules::Confidence::medium);
+  EXPECT_NEAR(doc["authored_share"][0]["library_counted_ms"].get<double>(), 3 * (0.9 - 0.15), 1e-6);
+}
+
+// A reference none of whose kernels the pack bans gives no line between its
+// work and its glue: no allowance, and the share is judged as without it.
+TEST_F(AuthoredShare, AReferenceWithNoBannedKernelGivesNoAllowance) {
+  std::vector<kaudit::rules::Finding> findings;
+  const auto doc = summarize({{kTriton, "scale_rows_kernel", 100}, {kTorchCuda, "void at::native::reduce_kernel", 900}},
+                             findings, 0.85, {"nvjet"}, {{kTorchCuda, "void at::native::reduce_kernel", 1000}});
+  if (doc["status"] == "unavailable") GTEST_SKIP() << "kaudit built without the trace model";
+  EXPECT_EQ(ids(findings), (std::set<std::string>{"library-does-the-work"})) << doc.dump();
+  EXPECT_EQ(doc["reference_glue"]["shapes"][0]["counted"], false);
+  EXPECT_TRUE(doc["authored_share"][0]["reference_glue_ms_per_call"].is_null());
 }
 
 // No kernel of its own at all is the other rule's (no-authored-kernel-ran),
