@@ -78,6 +78,9 @@ void add_input_flags(CLI::App* cmd, RunFlags& f) {
       ->check(CLI::IsMember({"cuda", "cpu"}));
   cmd->add_option("--modes", f.modes, "Timing modes, comma-separated: bench,fresh,rewrite");
   cmd->add_flag("--trace", o.trace, "Inject libkaudit_tracer.so and add per-call trace summaries");
+  cmd->add_flag("--untraced-reference", [&o](std::int64_t) { o.trace_reference = false; },
+                "With --trace, leave the reference's process untraced: library-does-the-work then allows "
+                "nothing for the reference's own glue");
   cmd->add_option("-o,--output", f.output, "Write the result document (JSON) here");
   cmd->add_option("--python", o.python,
                   "The interpreter to run (default: /usr/bin/python3 for cpu, python3 on PATH for cuda)");

@@ -39,10 +39,10 @@ struct Thresholds {
   // Shares under min_own_kernel_share by less than this are a low-confidence
   // lead (library-does-the-work never decides there).
   double own_share_lead_margin = 0.15;
-  // Per bench call, the submission's library kernels the pack does not ban
-  // may take this many times what the problem's own reference spends per call
-  // on such kernels (its glue: routing, index maps) before they count
-  // against the share; listed glue is counted against it first.
+  // Per bench call, an unbanned library kernel the problem's own reference
+  // also runs (its glue: routing, index maps) may take this many times what
+  // the reference spends per call on kernels of that name before it counts
+  // against the share.
   double reference_glue_allowance = 1.5;
   bool fp8_dot_required = false;               // recorded; not read yet
 

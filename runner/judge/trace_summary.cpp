@@ -137,15 +137,16 @@ double median_of(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-// What the problem's own reference spends per call on library kernels its
-// rule pack does not ban (routing, index maps, casts: its glue), by shape:
-// the median over its marked expected-output calls (phase "reference",
-// runner/harness/kaudit_harness_reference.py). A shape whose calls ran no
-// banned kernel at all is left out: the pack does not name the reference's
-// work there, so no line between its work and its glue can be drawn.
+// What the problem's own reference spends per call, kernel name by kernel
+// name, on library kernels its rule pack does not ban (routing, index maps,
+// casts: its glue), by shape, over its marked expected-output calls (phase
+// "reference", runner/harness/kaudit_harness_reference.py). A shape whose
+// calls ran no banned kernel at all gets nothing: the pack does not name the
+// reference's work there, so no line between its work and its glue can be
+// drawn.
 struct ReferenceGlue {
-  std::map<std::string, double> ns_per_call;  // by shape
-  json doc;                                    // trace.reference_glue
+  std::map<std::string, std::map<std::string, double>> ns_per_call;  // shape -> kernel name -> ns a call
+  json doc;                                                          // trace.reference_glue
 };
 
 ReferenceGlue reference_glue(const std::filesystem::path& dir, const tracer::Families& families,
@@ -159,21 +160,26 @@ ReferenceGlue reference_glue(const std::filesystem::path& dir, const tracer::Fam
     out.doc["reason"] = std::string("the reference's trace could not be read: ") + e.what();
     return out;
   }
-  struct PerCall {
-    uint64_t glue = 0, work = 0;
+  struct Shape {
+    std::set<uint32_t> calls;
+    uint64_t work = 0;
+    std::map<std::string, uint64_t> glue;  // by kernel name, over all calls
   };
-  std::map<std::string, std::map<uint32_t, PerCall>> by_shape;  // shape -> call id -> split
+  std::map<std::string, Shape> by_shape;
   BannedNames banned(pack);
   for (const auto& proc : trace.processes) {
     const ProcessIndex index(proc);
     for (const auto& c : proc.calls)
-      if (c.phase == "reference") by_shape[c.shape][c.id];
+      if (c.phase == "reference") by_shape[c.shape].calls.insert(c.id);
     for (const auto& k : proc.kernels) {
       const tracer::Call* c = index.call_of(k);
       if (!c || c->phase != "reference") continue;
       if (families.library_of(index.object_of(k), k.display_name()).role != tracer::Role::library) continue;
-      PerCall& split = by_shape[c->shape][c->id];
-      (banned(k.display_name()) ? split.work : split.glue) += k.duration();
+      Shape& shape = by_shape[c->shape];
+      if (banned(k.display_name()))
+        shape.work += k.duration();
+      else
+        shape.glue[k.display_name()] += k.duration();
     }
   }
   if (by_shape.empty()) {
@@ -181,16 +187,15 @@ ReferenceGlue reference_glue(const std::filesystem::path& dir, const tracer::Fam
     return out;
   }
   json shapes = json::array();
-  for (const auto& [shape, calls] : by_shape) {
-    std::vector<double> glue, work;
-    for (const auto& [id, split] : calls) {
-      glue.push_back(static_cast<double>(split.glue));
-      work.push_back(static_cast<double>(split.work));
-    }
-    const double glue_ns = median_of(glue), work_ns = median_of(work);
-    if (work_ns > 0) out.ns_per_call[shape] = glue_ns;
-    shapes.push_back({{"shape", shape}, {"calls", calls.size()}, {"glue_ms_per_call", glue_ns / 1e6},
-                      {"banned_ms_per_call", work_ns / 1e6}, {"counted", work_ns > 0}});
+  for (const auto& [shape, s] : by_shape) {
+    const double calls = static_cast<double>(std::max<std::size_t>(s.calls.size(), 1));
+    double glue_ns = 0;
+    for (const auto& [name, ns] : s.glue) glue_ns += static_cast<double>(ns);
+    if (s.work > 0)
+      for (const auto& [name, ns] : s.glue) out.ns_per_call[shape][name] = static_cast<double>(ns) / calls;
+    shapes.push_back({{"shape", shape}, {"calls", s.calls.size()}, {"glue_ms_per_call", glue_ns / calls / 1e6},
+                      {"glue_kernels", s.glue.size()}, {"banned_ms_per_call", static_cast<double>(s.work) / calls / 1e6},
+                      {"counted", s.work > 0}});
   }
   out.doc = {{"status", "ok"}, {"shapes", shapes}};
   return out;
@@ -199,50 +204,58 @@ ReferenceGlue reference_glue(const std::filesystem::path& dir, const tracer::Fam
 // The share of the graded timed calls' GPU time (mode bench) spent in the
 // submission's own kernels, per shape: own / (own + library), with library
 // glue left out of both sides. Glue is what the pack's glue list names, and
-// per call as much other unbanned library time as the problem's own
-// reference spends on glue (times thresholds.reference_glue_allowance, the
-// listed glue counted against it first): routing that the list does not
-// name is not taken for the library doing the work. Under the pack's
-// min_own_kernel_share, while some kernel of its own ran, the library did
-// the work: a fig leaf. No own kernel at all is no-authored-kernel-ran, the
-// same policy at share 0.
+// per call each unbanned library kernel the problem's own reference also
+// runs, up to what the reference spends on kernels of that name per call
+// (times thresholds.reference_glue_allowance): routing the list does not
+// name, done as the reference does it, is not taken for the library doing
+// the work, while the work itself never hides behind the reference's glue.
+// Under the pack's min_own_kernel_share, while some kernel of its own ran,
+// the library did the work: a fig leaf. No own kernel at all is
+// no-authored-kernel-ran, the same policy at share 0.
 json authored_share(const tracer::Process& proc, const ProcessIndex& index, const tracer::Families& families,
                     const rules::RulePack& pack, const ReferenceGlue& reference, const std::string& solution,
                     std::vector<rules::Finding>& findings) {
-  struct Split {
-    uint64_t own = 0, library = 0, glue = 0;
+  struct Call {
+    uint64_t own = 0, glue = 0;
+    std::map<std::string, uint64_t> library;  // by kernel name
   };
-  std::map<std::string, std::map<uint32_t, Split>> by_shape;  // shape -> call id -> split
+  std::map<std::string, std::map<uint32_t, Call>> by_shape;  // shape -> call id -> its kernels
   BannedNames banned(pack);
   for (const auto& k : proc.kernels) {
     const tracer::Call* c = index.call_of(k);
     if (!c || c->phase != "timed" || c->mode != "bench") continue;
     const auto lib = families.library_of(index.object_of(k), k.display_name());
-    Split& s = by_shape[c->shape][c->id];
+    Call& call = by_shape[c->shape][c->id];
     // Glue only where the problem allows it: a sort is routing glue in a MoE
     // and the work itself in a top-k, whose pack bans it.
     if (lib.role == tracer::Role::own)
-      s.own += k.duration();
+      call.own += k.duration();
     else if (!banned(k.display_name()) && is_glue(k.display_name(), pack.allowed_glue_kernels))
-      s.glue += k.duration();
+      call.glue += k.duration();
     else
-      s.library += k.duration();
+      call.library[banned(k.display_name()) ? std::string() : k.display_name()] += k.duration();
   }
   json out = json::array();
   std::string below;
   bool decides = false;  // some shape far under the threshold, not only near it
   const double min_share = pack.thresholds.min_own_kernel_share;
   const double lead_floor = min_share - pack.thresholds.own_share_lead_margin;
+  static const std::map<std::string, double> kNoGlue;
   for (const auto& [shape, calls] : by_shape) {
     const auto ref = reference.ns_per_call.find(shape);
-    const double allowance =
-        ref == reference.ns_per_call.end() ? 0.0 : ref->second * pack.thresholds.reference_glue_allowance;
-    double own = 0, library = 0, glue = 0, counted = 0;
-    for (const auto& [id, s] : calls) {
-      own += static_cast<double>(s.own);
-      library += static_cast<double>(s.library);
-      glue += static_cast<double>(s.glue);
-      counted += std::max(0.0, static_cast<double>(s.library) - std::max(0.0, allowance - static_cast<double>(s.glue)));
+    const auto& ref_glue = ref == reference.ns_per_call.end() ? kNoGlue : ref->second;
+    double own = 0, library = 0, glue = 0, counted = 0, ref_glue_ns = 0;
+    for (const auto& [name, ns] : ref_glue) ref_glue_ns += ns;
+    for (const auto& [id, call] : calls) {
+      own += static_cast<double>(call.own);
+      glue += static_cast<double>(call.glue);
+      for (const auto& [name, ns] : call.library) {
+        library += static_cast<double>(ns);
+        const auto allowed = name.empty() ? ref_glue.end() : ref_glue.find(name);  // "": banned, never glue
+        const double allowance =
+            allowed == ref_glue.end() ? 0.0 : allowed->second * pack.thresholds.reference_glue_allowance;
+        counted += std::max(0.0, static_cast<double>(ns) - allowance);
+      }
     }
     const double share = own + counted > 0 ? own / (own + counted) : 1.0;
     out.push_back({{"shape", shape},
@@ -250,7 +263,7 @@ json authored_share(const tracer::Process& proc, const ProcessIndex& index, cons
                    {"own_ms", own / 1e6},
                    {"library_ms", library / 1e6},
                    {"glue_ms", glue / 1e6},
-                   {"reference_glue_ms_per_call", ref == reference.ns_per_call.end() ? json(nullptr) : json(ref->second / 1e6)},
+                   {"reference_glue_ms_per_call", ref == reference.ns_per_call.end() ? json(nullptr) : json(ref_glue_ns / 1e6)},
                    {"library_counted_ms", counted / 1e6},
                    {"share", share}});
     if (own > 0 && share < min_share) {

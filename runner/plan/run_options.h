@@ -23,6 +23,9 @@ struct RunOptions {
   std::string device = "cuda";     // "cuda" or "cpu"
   std::vector<std::string> modes = {"bench", "fresh", "rewrite"};
   bool trace = false;
+  // With trace: the reference's process traced too (its own glue, for
+  // library-does-the-work; runner/judge/trace_summary.h).
+  bool trace_reference = true;
   std::string python;                // empty: /usr/bin/python3 for cpu, python3 on PATH for cuda
   std::filesystem::path harness;     // empty: found by run/resources.h
   std::filesystem::path tracer_lib;  // empty: $KAUDIT_TRACER_LIB, else found by run/resources.h

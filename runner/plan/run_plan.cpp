@@ -147,7 +147,8 @@ json RunPlan::settings_json() const {
           {"off_grid_shapes", options.off_grid_shapes},
           {"shapes", {{"selection", options.shapes}}},
           {"distributions", options.distributions},
-          {"trace", options.trace}};
+          {"trace", options.trace},
+          {"trace_reference", options.trace && options.trace_reference}};
 }
 
 fs::path RunPlan::in_copy(const fs::path& copy, const fs::path& file) const {

@@ -11,7 +11,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool traced(const RunPlan& plan) { return plan.options.trace && !plan.tracer_lib.empty(); }
+bool traced(const RunPlan& plan, Role role) {
+  return plan.options.trace && !plan.tracer_lib.empty() && (role == Role::submission || plan.options.trace_reference);
+}
 
 // What `role` may read and write besides the system and the interpreter.
 // The submission: its working folder, its own output folder and trace, and
@@ -24,7 +26,7 @@ SandboxMounts mounts_of(const RunPlan& plan, const Workspace& ws, Role role) {
   m.read_only = plan.interpreter_dirs;
   for (const auto& f : harness_files(plan.harness)) m.read_only.push_back(f);
   if (const char* cuda = std::getenv("CUDA_HOME"); cuda && *cuda && fs::is_directory(cuda)) m.read_only.push_back(cuda);
-  if (traced(plan)) m.read_only.push_back(plan.tracer_lib);
+  if (traced(plan, role)) m.read_only.push_back(plan.tracer_lib);
   if (role == Role::submission) {
     m.read_only.push_back(ws.submission_config_dir());
     m.read_only.push_back(ws.inputs_dir());
@@ -34,7 +36,7 @@ SandboxMounts mounts_of(const RunPlan& plan, const Workspace& ws, Role role) {
     m.read_only.push_back(ws.outputs_dir());
     m.writable = {ws.refwork(), ws.inputs_dir(), ws.expected_dir()};
   }
-  if (traced(plan)) m.writable.push_back(trace_dir_of(ws, role));
+  if (traced(plan, role)) m.writable.push_back(trace_dir_of(ws, role));
   return m;
 }
 
@@ -50,7 +52,7 @@ ChildSpec child_spec(const RunPlan& plan, const Workspace& ws, Role role, const 
   ChildSpec spec;
   // Both processes are traced: the submission's calls are the evidence, the
   // reference's what the problem itself spends on glue (trace_summary.h).
-  spec.env = child_env(plan.options, home, trace_dir_of(ws, role), traced(plan) ? plan.tracer_lib : fs::path());
+  spec.env = child_env(plan.options, home, trace_dir_of(ws, role), traced(plan, role) ? plan.tracer_lib : fs::path());
   spec.cwd = home;
   spec.argv = {plan.python.string(), "-B", plan.harness.string(), config.string()};
   spec.limits = {{RLIMIT_CORE, 0}, {RLIMIT_FSIZE, kChildFileSizeLimit}};

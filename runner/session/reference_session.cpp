@@ -33,7 +33,7 @@ void ReferenceSession::write_config() const {
               {"seeded_case_bytes", plan_.options.seeded_case_bytes},
               {"probes", probe_request(plan_.options, rng)},
               {"nproc_limit", plan_.harness_nproc_limit()},
-              {"trace", plan_.options.trace}};
+              {"trace", plan_.options.trace && plan_.options.trace_reference}};
   std::ofstream(ws_.private_dir() / "reference.json") << common::json_text(cfg);
 }
 

@@ -210,8 +210,8 @@ RunResult run_protocol(const RunOptions& o) {
   result.add_phase("runner", {{"phase", "comparison"}, {"checks_begun_early", checks.started()},
                               {"checks_read_back", checks.reused()}}, compare_started);
   if (o.trace)
-    attach_trace(plan, sub.report(), nshapes, trace_dir_of(ws, Role::submission), trace_dir_of(ws, Role::reference),
-                 result);
+    attach_trace(plan, sub.report(), nshapes, trace_dir_of(ws, Role::submission),
+                 o.trace_reference ? trace_dir_of(ws, Role::reference) : fs::path(), result);
   if (hw) result.hardware = {{"name", hw->name}, {"peak_basis", o.peak_basis}};
   return finished();
 }

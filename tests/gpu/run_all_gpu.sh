@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One call on the GPU machine, several checks, one file back: runs the steps
 # named in KAUDIT_GPU_STEPS (default "runner corpus"; also "tracer",
-# "tracer-quick", "tracer-overhead", "isolation-cost", "attacks", "input-probes", "grader-compare", "gate", "hang") within KAUDIT_GPU_CALL_S seconds (default 570), then packs
+# "tracer-quick", "tracer-overhead", "isolation-cost", "attacks", "input-probes", "grader-compare", "gate", "hang", "reference-trace-cost") within KAUDIT_GPU_CALL_S seconds (default 570), then packs
 # everything under $OUT into $OUT/all.tgz, because a call brings back 8 files
 # at most. The summary lines go to stdout (the call's output tail).
 #
@@ -69,7 +69,11 @@ for step in ${KAUDIT_GPU_STEPS:-runner corpus}; do
     isolation-cost) timeout "$(left)" bash tests/gpu/isolation_cost_gpu.sh >"$OUT/isolation_cost.log" 2>&1
             echo "isolation-cost: exit $? at $(( $(date +%s) - start )) s"
             cat "$OUT/isolation_cost.log" | tail -8 ;;
-    *) echo "unknown step $step (tracer, tracer-quick, tracer-overhead, runner, corpus, isolation-cost, attacks, input-probes, grader-compare, gate, hang)" ;;
+    reference-trace-cost) [[ -x build-gpu/kaudit ]] || KAUDIT_RUNNER_PART=none timeout "$(left)" bash tests/gpu/run_runner_gpu.sh >/dev/null 2>&1
+            timeout "$(left)" bash tests/gpu/reference_trace_cost.sh >"$OUT/reference_trace_cost.log" 2>&1
+            echo "reference-trace-cost: exit $? at $(( $(date +%s) - start )) s"
+            cat "$OUT/reference_trace_cost.log" ;;
+    *) echo "unknown step $step (tracer, tracer-quick, tracer-overhead, runner, corpus, isolation-cost, attacks, input-probes, grader-compare, gate, hang, reference-trace-cost)" ;;
   esac
 done
 # Everything back as one file.

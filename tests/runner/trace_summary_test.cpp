@@ -326,18 +326,23 @@ TEST_F(AuthoredShare, GlueTheReferenceItselfSpendsIsAllowed) {
   EXPECT_NEAR(share["share"].get<double>(), 1.0, 1e-9);
 }
 
-// The allowance is the reference's glue, not its work: a library kernel the
-// pack does not ban doing the problem's work (0.9 ms a call) keeps all but
-// 1.5 x the reference's 0.1 ms of glue counted, and the finding decides.
+// The allowance is the reference's glue, not its work: the same unbanned
+// kernel doing the problem's work (0.9 ms a call, where the reference spends
+// 0.1 ms on it) keeps all but 1.5 x 0.1 ms a call counted, and the finding
+// decides; a library kernel the reference never ran gets no allowance at all.
 TEST_F(AuthoredShare, TheReferencesGlueNeverCoversTheWork) {
-  std::vector<kaudit::rules::Finding> findings;
-  const auto doc = summarize({{kTriton, "scale_rows_kernel", 100}, {kTorchCuda, "void at::native::unnamed_mm_kernel", 900}},
-                             findings, 0.85, {"nvjet"},
-                             {{kCublasLt, "nvjet_tst_128x256", 900}, {kTorchCuda, "void at::native::reduce_kernel", 100}});
+  const Kernels reference = {{kCublasLt, "nvjet_tst_128x256", 900}, {kTorchCuda, "void at::native::reduce_kernel", 100}};
+  std::vector<kaudit::rules::Finding> same_name, other_name;
+  const auto doc = summarize({{kTriton, "scale_rows_kernel", 100}, {kTorchCuda, "void at::native::reduce_kernel", 900}},
+                             same_name, 0.85, {"nvjet"}, reference);
   if (doc["status"] == "unavailable") GTEST_SKIP() << "kaudit built without the trace model";
-  ASSERT_EQ(ids(findings), (std::set<std::string>{"library-does-the-work"})) << doc.dump();
-  EXPECT_EQ(findings[0].confidence, kaudit::rules::Confidence::medium);
+  ASSERT_EQ(ids(same_name), (std::set<std::string>{"library-does-the-work"})) << doc.dump();
+  EXPECT_EQ(same_name[0].confidence, kaudit::rules::Confidence::medium);
   EXPECT_NEAR(doc["authored_share"][0]["library_counted_ms"].get<double>(), 3 * (0.9 - 0.15), 1e-6);
+  const auto other = summarize({{kTriton, "grouped_gemm_kernel", 700}, {kTorchCuda, "void at::native::unnamed_kernel", 250}},
+                               other_name, 0.85, {"nvjet"}, reference);
+  EXPECT_EQ(ids(other_name), (std::set<std::string>{"library-does-the-work"})) << other.dump();
+  EXPECT_NEAR(other["authored_share"][0]["library_counted_ms"].get<double>(), 3 * 0.25, 1e-6);
 }
 
 // A reference none of whose kernels the pack bans gives no line between its

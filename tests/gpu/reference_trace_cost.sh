@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# What tracing the reference's process costs (issue 26 item 4 against issue
+# 27's budget): `kaudit run --trace` of each PROBLEM SOLUTION pair twice,
+# with the reference traced and with --untraced-reference, the order
+# alternated, on the kaudit that tests/gpu/run_runner_gpu.sh built. Prints
+# each run's seconds and the phases that differ (the reference's import and
+# inputs, its expected outputs, the submission's start, the trace step) and
+# writes $OUT/reference_trace_cost/*.json.
+#
+#   KAUDIT_COST_PAIRS="kernels/problems/fp8_gemm kernels/corpus/fp8_gemm/clean_triton_fp8_dot.py" \
+#     bash tests/gpu/reference_trace_cost.sh
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-$PWD/reference-trace-cost-out}
+KAUDIT=${KAUDIT:-$PWD/build-gpu/kaudit}
+out=$OUT/reference_trace_cost
+mkdir -p "$out"
+[[ -x $KAUDIT ]] || { echo "reference_trace_cost: no $KAUDIT: run tests/gpu/run_runner_gpu.sh first"; exit 2; }
+[[ -z ${KAUDIT_BWRAP:-} && -x .device-deps/bin/bwrap ]] && export KAUDIT_BWRAP=$PWD/.device-deps/bin/bwrap
+pairs_default="kernels/problems/fp8_gemm kernels/corpus/fp8_gemm/clean_triton_fp8_dot.py
+kernels/problems/moe_swiglu kernels/corpus/moe_swiglu/clean_grouped_gemm_swiglu.py"
+mapfile -t pairs <<<"${KAUDIT_COST_PAIRS:-$pairs_default}"
+n=0
+for pair in "${pairs[@]}"; do
+  read -r problem solution <<<"$pair"
+  [[ -n $problem && -n $solution ]] || continue
+  n=$((n + 1))
+  order=("traced" "untraced")
+  (( n % 2 == 0 )) && order=("untraced" "traced")
+  for how in "${order[@]}"; do
+    flag=()
+    [[ $how == untraced ]] && flag=(--untraced-reference)
+    doc=$out/$n-$how.json
+    "$KAUDIT" run --device cuda --trace "${flag[@]}" --problem "$problem" --solution "$solution" -o "$doc" \
+      >"$out/$n-$how.log" 2>&1
+    python3 - "$doc" "$how" "$solution" <<'PY'
+import json, sys
+doc, how, solution = sys.argv[1:]
+try:
+    r = json.load(open(doc))
+except (OSError, ValueError) as e:
+    print("%s %s: no result (%s)" % (solution, how, e))
+    sys.exit(0)
+sums = {}
+for p in r.get("phases", []):
+    key = p["process"] + " " + p["phase"]
+    sums[key] = sums.get(key, 0) + p["seconds"]
+keep = ["reference import", "reference inputs", "reference expected outputs", "submission start", "runner trace"]
+glue = (r.get("trace") or {}).get("reference_glue", {}).get("status")
+print("%s %s: %.1f s, %s; %s; reference_glue %s" % (
+    solution, how, r.get("seconds", 0), r.get("result"),
+    ", ".join("%s %.2f" % (k, sums.get(k, 0)) for k in keep), glue))
+PY
+  done
+done
