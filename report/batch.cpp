@@ -5,6 +5,7 @@
 #include "evidence/run_correctness.h"
 #include "evidence/run_phases.h"
 #include "evidence/run_timing.h"
+#include "evidence/run_trace.h"
 #include "common/utf8.h"
 
 #include <algorithm>
@@ -290,17 +291,11 @@ void read_trace(Submission& s, const json* trace, const json* run) {
   if (run) {
     const json& t = field(*run, "trace");
     s.trace_status = str(t, "status");
-    for (const auto& g : field(t, "groups")) {
-      if (str(g, "phase") != "timed") continue;
-      const json& libs = field(g, "library_gpu_ms");
-      if (!libs.is_object()) continue;
-      for (const auto& [lib, ms] : libs.items())
-        if (ms.is_number()) from_groups[lib] += ms.get<double>();
-    }
-  }
-  if (run) {
-    for (const auto& a : field(field(*run, "trace"), "authored_share"))
-      if (const auto share = num(a, "share")) s.authored_share.emplace_back(str(a, "shape"), *share);
+    for (const auto& g : evidence::trace_groups_from_json(field(t, "groups")))
+      if (g.phase == "timed")
+        for (const auto& [lib, ms] : g.library_gpu_ms) from_groups[lib] += ms;
+    for (const auto& a : evidence::authored_shares_from_json(field(t, "authored_share")))
+      s.authored_share.emplace_back(a.shape, a.share);
     for (const auto& c : evidence::first_calls_from_json(field(*run, "first_calls")))
       if (c.phase == "correctness") s.first_call_seconds.emplace_back(std::to_string(std::max(c.shape, 0)), c.seconds);
   }

@@ -2,6 +2,7 @@
 
 #include "runner/judge/probe_findings.h"
 #include "common/utf8.h"
+#include "evidence/run_trace.h"
 
 #ifdef KAUDIT_HAVE_TRACE_MODEL
 #include "tracer/call_summary.h"
@@ -146,18 +147,17 @@ double median_of(std::vector<double> v) {
 // drawn.
 struct ReferenceGlue {
   std::map<std::string, std::map<std::string, double>> ns_per_call;  // shape -> kernel name -> ns a call
-  json doc;                                                          // trace.reference_glue
+  evidence::ReferenceGlue record;                                    // trace.reference_glue
 };
 
 ReferenceGlue reference_glue(const std::filesystem::path& dir, const tracer::Families& families,
                              const rules::RulePack& pack) {
   ReferenceGlue out;
-  out.doc = {{"status", "unavailable"}};
   tracer::Trace trace;
   try {
     trace = tracer::load_journal_dir(dir.string());
   } catch (const std::exception& e) {
-    out.doc["reason"] = std::string("the reference's trace could not be read: ") + e.what();
+    out.record.reason = std::string("the reference's trace could not be read: ") + e.what();
     return out;
   }
   struct Shape {
@@ -183,21 +183,25 @@ ReferenceGlue reference_glue(const std::filesystem::path& dir, const tracer::Fam
     }
   }
   if (by_shape.empty()) {
-    out.doc["reason"] = "the reference's trace holds none of its calls";
+    out.record.reason = "the reference's trace holds none of its calls";
     return out;
   }
-  json shapes = json::array();
+  out.record.status = "ok";
   for (const auto& [shape, s] : by_shape) {
     const double calls = static_cast<double>(std::max<std::size_t>(s.calls.size(), 1));
     double glue_ns = 0;
     for (const auto& [name, ns] : s.glue) glue_ns += static_cast<double>(ns);
     if (s.work > 0)
       for (const auto& [name, ns] : s.glue) out.ns_per_call[shape][name] = static_cast<double>(ns) / calls;
-    shapes.push_back({{"shape", shape}, {"calls", s.calls.size()}, {"glue_ms_per_call", glue_ns / calls / 1e6},
-                      {"glue_kernels", s.glue.size()}, {"banned_ms_per_call", static_cast<double>(s.work) / calls / 1e6},
-                      {"counted", s.work > 0}});
+    evidence::ReferenceGlueShape row;
+    row.shape = shape;
+    row.calls = static_cast<int>(s.calls.size());
+    row.glue_ms_per_call = glue_ns / calls / 1e6;
+    row.glue_kernels = static_cast<int>(s.glue.size());
+    row.banned_ms_per_call = static_cast<double>(s.work) / calls / 1e6;
+    row.counted = s.work > 0;
+    out.record.shapes.push_back(row);
   }
-  out.doc = {{"status", "ok"}, {"shapes", shapes}};
   return out;
 }
 
@@ -212,9 +216,10 @@ ReferenceGlue reference_glue(const std::filesystem::path& dir, const tracer::Fam
 // Under the pack's min_own_kernel_share, while some kernel of its own ran,
 // the library did the work: a fig leaf. No own kernel at all is
 // no-authored-kernel-ran, the same policy at share 0.
-json authored_share(const tracer::Process& proc, const ProcessIndex& index, const tracer::Families& families,
-                    const rules::RulePack& pack, const ReferenceGlue& reference, const std::string& solution,
-                    std::vector<rules::Finding>& findings) {
+std::vector<evidence::AuthoredShare> authored_share(const tracer::Process& proc, const ProcessIndex& index,
+                                                    const tracer::Families& families, const rules::RulePack& pack,
+                                                    const ReferenceGlue& reference, const std::string& solution,
+                                                    std::vector<rules::Finding>& findings) {
   struct Call {
     uint64_t own = 0, glue = 0;
     std::map<std::string, uint64_t> library;  // by kernel name
@@ -235,7 +240,7 @@ json authored_share(const tracer::Process& proc, const ProcessIndex& index, cons
     else
       call.library[banned(k.display_name()) ? std::string() : k.display_name()] += k.duration();
   }
-  json out = json::array();
+  std::vector<evidence::AuthoredShare> out;
   std::string below;
   bool decides = false;  // some shape far under the threshold, not only near it
   const double min_share = pack.thresholds.min_own_kernel_share;
@@ -258,14 +263,15 @@ json authored_share(const tracer::Process& proc, const ProcessIndex& index, cons
       }
     }
     const double share = own + counted > 0 ? own / (own + counted) : 1.0;
-    out.push_back({{"shape", shape},
-                   {"mode", "bench"},
-                   {"own_ms", own / 1e6},
-                   {"library_ms", library / 1e6},
-                   {"glue_ms", glue / 1e6},
-                   {"reference_glue_ms_per_call", ref == reference.ns_per_call.end() ? json(nullptr) : json(ref_glue_ns / 1e6)},
-                   {"library_counted_ms", counted / 1e6},
-                   {"share", share}});
+    evidence::AuthoredShare row;
+    row.shape = shape;
+    row.own_ms = own / 1e6;
+    row.library_ms = library / 1e6;
+    row.glue_ms = glue / 1e6;
+    if (ref != reference.ns_per_call.end()) row.reference_glue_ms_per_call = ref_glue_ns / 1e6;
+    row.library_counted_ms = counted / 1e6;
+    row.share = share;
+    out.push_back(row);
     if (own > 0 && share < min_share) {
       below += std::string(below.empty() ? "" : ", ") + "shape " + shape + ": " +
                std::to_string(static_cast<int>(100 * share + 0.5)) + "%";
@@ -470,22 +476,21 @@ std::map<GroupKey, CallGroup> group_calls(const std::vector<tracer::CallSummary>
   return groups;
 }
 
-// One group's document; for timed calls, the findings their trace shows.
-json judge_group(const GroupKey& key, const CallGroup& g, const std::map<GroupKey, CallGroup>& groups,
-                 const std::string& solution, std::vector<rules::Finding>& findings) {
+// One group's record; for timed calls, the findings their trace shows.
+evidence::TraceGroup judge_group(const GroupKey& key, const CallGroup& g, const std::map<GroupKey, CallGroup>& groups,
+                                 const std::string& solution, std::vector<rules::Finding>& findings) {
   const auto& [phase, shape, mode] = key;
-  json doc = {{"phase", phase},
-              {"shape", shape},
-              {"mode", mode},
-              {"calls", g.calls},
-              {"median_kernels", median_of(g.kernels)},
-              {"median_gpu_ms", median_of(g.gpu_ms)},
-              {"median_own_share", median_of(g.own_share)},
-              {"calls_without_gpu_work", g.empty},
-              {"late_kernels", g.late},
-              {"graph_launches", g.graph_launches},
-              {"timer_reads", g.timer_reads},
-              {"library_gpu_ms", g.library_ms}};
+  evidence::TraceGroup doc;
+  doc.phase = phase, doc.shape = shape, doc.mode = mode;
+  doc.calls = static_cast<int>(g.calls);
+  doc.median_kernels = median_of(g.kernels);
+  doc.median_gpu_ms = median_of(g.gpu_ms);
+  doc.median_own_share = median_of(g.own_share);
+  doc.calls_without_gpu_work = static_cast<int>(g.empty);
+  doc.late_kernels = static_cast<int>(g.late);
+  doc.graph_launches = static_cast<int>(g.graph_launches);
+  doc.timer_reads = static_cast<int>(g.timer_reads);
+  doc.library_gpu_ms = g.library_ms;
   if (phase != "timed") return doc;
   const std::string where = "shape " + shape + ", " + mode;
   // Tuning in a shape's first call or in other untimed calls (Triton's
@@ -498,9 +503,9 @@ json judge_group(const GroupKey& key, const CallGroup& g, const std::map<GroupKe
             std::to_string(g.timer_reads) + " time(s) inside its timed " + mode +
             " calls: it measured its own speed while being measured."));
   if (!g.busy_ms.empty()) {
-    doc["median_busy_ms"] = median_of(g.busy_ms);
-    doc["median_measured_ms"] = median_of(g.measured_ms);
-    doc["calls_outlasting_timing"] = g.outlasted;
+    doc.median_busy_ms = median_of(g.busy_ms);
+    doc.median_measured_ms = median_of(g.measured_ms);
+    doc.calls_outlasting_timing = static_cast<int>(g.outlasted);
   }
   if (g.outlasted * 2 > g.busy_ms.size()) {
     char fig[96];
@@ -572,20 +577,20 @@ json summarize_trace(const std::filesystem::path& dir, long pid, const std::stri
     library_findings(*proc, index, families, *pack, solution, findings);
     ReferenceGlue reference;
     if (reference_dir.empty())
-      reference.doc = {{"status", "unavailable"}, {"reason", "the reference's process was not traced"}};
+      reference.record.reason = "the reference's process was not traced";
     else
       reference = reference_glue(reference_dir, families, *pack);
-    out["reference_glue"] = reference.doc;
-    out["authored_share"] = authored_share(*proc, index, families, *pack, reference, solution, findings);
+    out["reference_glue"] = evidence::to_json(reference.record);
+    out["authored_share"] = evidence::to_json(authored_share(*proc, index, families, *pack, reference, solution, findings));
   }
   repeat_findings(*proc, ProcessIndex(*proc), solution, findings);
   const auto summaries = tracer::summarize_calls(*proc, families);
 
   json outside = nullptr;
   const auto groups = group_calls(summaries, timed_ms, outside);
-  json gdocs = json::array();
-  for (const auto& [key, g] : groups) gdocs.push_back(judge_group(key, g, groups, solution, findings));
-  out["groups"] = gdocs;
+  std::vector<evidence::TraceGroup> records;
+  for (const auto& [key, g] : groups) records.push_back(judge_group(key, g, groups, solution, findings));
+  out["groups"] = evidence::to_json(records);
   out["outside_calls"] = outside;
   return out;
 }

@@ -3,6 +3,7 @@
 #include "evidence/run_correctness.h"
 #include "evidence/run_phases.h"
 #include "evidence/run_timing.h"
+#include "evidence/run_trace.h"
 
 #include <gtest/gtest.h>
 
@@ -149,3 +150,43 @@ TEST(RunPhases, AStepNamesItsPhaseShapeModeAndCounts) {
 }
 
 }  // namespace
+
+TEST(RunTrace, WhatIsWrittenReadsBackTheSame) {
+  const json groups = json::parse(R"([
+    {"phase": "correctness", "shape": "0", "mode": "", "calls": 5, "median_kernels": 3, "median_gpu_ms": 0.4,
+     "median_own_share": 1, "calls_without_gpu_work": 0, "late_kernels": 0, "graph_launches": 0, "timer_reads": 2,
+     "library_gpu_ms": {"libtorch_cuda": 0.01}},
+    {"phase": "timed", "shape": "0", "mode": "bench", "calls": 20, "median_kernels": 1, "median_gpu_ms": 0.2,
+     "median_own_share": 1, "calls_without_gpu_work": 0, "late_kernels": 0, "graph_launches": 0, "timer_reads": 0,
+     "library_gpu_ms": {}, "median_busy_ms": 0.21, "median_measured_ms": 0.22, "calls_outlasting_timing": 0}])");
+  EXPECT_EQ(kaudit::evidence::to_json(kaudit::evidence::trace_groups_from_json(groups)), groups);
+  const json shares = json::parse(R"([
+    {"shape": "0", "mode": "bench", "own_ms": 18.2, "library_ms": 0.22, "glue_ms": 1.1,
+     "reference_glue_ms_per_call": 17.2, "library_counted_ms": 0.0, "share": 1.0},
+    {"shape": "1", "mode": "bench", "own_ms": 0.3, "library_ms": 2.7, "glue_ms": 0,
+     "reference_glue_ms_per_call": null, "library_counted_ms": 2.7, "share": 0.1}])");
+  EXPECT_EQ(kaudit::evidence::to_json(kaudit::evidence::authored_shares_from_json(shares)), shares);
+  const json glue = json::parse(R"({"status": "ok", "shapes": [
+    {"shape": "0", "calls": 8, "glue_ms_per_call": 17.2, "glue_kernels": 9, "banned_ms_per_call": 143.3, "counted": true}]})");
+  EXPECT_EQ(kaudit::evidence::to_json(kaudit::evidence::reference_glue_from_json(glue)), glue);
+  const json untraced = {{"status", "unavailable"}, {"reason", "the reference's process was not traced"}};
+  EXPECT_EQ(kaudit::evidence::to_json(kaudit::evidence::reference_glue_from_json(untraced)), untraced);
+}
+
+// A run.json written before the reference's glue was counted has no
+// library_counted_ms: all of its library time counted then. A row without a
+// share says nothing and is left out.
+TEST(RunTrace, AnOlderOrHandEditedDocumentGivesWhatItHas) {
+  const auto shares = kaudit::evidence::authored_shares_from_json(json::parse(R"([
+    {"shape": "0", "own_ms": 1, "library_ms": 3, "share": 0.25}, {"shape": "1", "own_ms": 2}, 7])"));
+  ASSERT_EQ(shares.size(), 1u);
+  EXPECT_EQ(shares[0].library_counted_ms, 3);
+  EXPECT_FALSE(shares[0].reference_glue_ms_per_call);
+  const auto groups = kaudit::evidence::trace_groups_from_json(
+      json::parse(R"([{"phase": "timed", "calls": "many", "library_gpu_ms": {"cuBLAS": 2, "x": "y"}}])"));
+  ASSERT_EQ(groups.size(), 1u);
+  EXPECT_EQ(groups[0].calls, 0);
+  EXPECT_EQ(groups[0].library_gpu_ms, (std::map<std::string, double>{{"cuBLAS", 2}}));
+  EXPECT_FALSE(groups[0].median_busy_ms);
+  EXPECT_EQ(kaudit::evidence::reference_glue_from_json(json()).status, "unavailable");
+}
