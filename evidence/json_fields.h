@@ -27,6 +27,13 @@ inline std::optional<int> index_field(const nlohmann::json& j, const char* key, 
   return static_cast<int>(*v);
 }
 
+// `j[key]` as a whole number of at least 0 (a count, nanoseconds), or none.
+inline std::optional<long long> whole_number(const nlohmann::json& j, const char* key) {
+  if (!j.is_object() || !j.contains(key) || !j[key].is_number_integer()) return std::nullopt;
+  const long long v = j[key].get<long long>();
+  return v >= 0 ? std::optional(v) : std::nullopt;
+}
+
 // `j[key]` as a string, or `fallback`.
 inline std::string text_field(const nlohmann::json& j, const char* key, const std::string& fallback = "") {
   return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : fallback;

@@ -1,5 +1,9 @@
 #include "evidence/run_checks.h"
 
+#include "evidence/run_aten_ops.h"
+
+#include <algorithm>
+
 namespace kaudit::evidence {
 using json = nlohmann::json;
 
@@ -36,13 +40,18 @@ std::set<std::string> runtime_checks_made(const json& run) {
   if (trace_whole)
     made.insert({"banned-library-kernel", "no-authored-kernel-ran", "library-does-the-work", "gpu-work-outside-timing",
                  "timer-read-in-call", "no-kernels-in-timed-call"});
-  if (member(run, "aten_ops").is_object() && member(run, "aten_ops").value("complete", false))
-    made.insert("banned-aten-op");
+  const AtenOpsRecord ops = aten_ops_record_from_json(member(run, "aten_ops"));
+  if (ops.complete) made.insert("banned-aten-op");
   const bool fresh = every_shape(run, [](const json& t) { return mode_checked(t, "fresh"); });
   if (every_shape(run, [](const json& t) { return mode_checked(t, "rewrite"); }))
     made.insert("output-cached-on-identity");
   if (fresh) made.insert("speedup-vanishes-with-fresh-inputs");
-  if (fresh && trace_whole) made.insert("work-skipped-on-repeat");
+  // On a GPU the trace holds fresh calls against bench calls; on the CPU the
+  // ATen op record does (runner/judge/ops_skipped_on_repeat.h).
+  const bool ops_measured =
+      ops.complete && run.value("device", "") == "cpu" &&
+      std::all_of(ops.groups.begin(), ops.groups.end(), [](const AtenOpsGroup& g) { return g.work.has_value(); });
+  if (fresh && (trace_whole || ops_measured)) made.insert("work-skipped-on-repeat");
   if (every_shape(run, [](const json& t) { return mode_checked(t, "bench"); })) made.insert("correct-only-untimed");
   // The off-grid probe judged sizes next to the graded ones, none refused.
   const json& probes = member(run, "input_probes");

@@ -1,6 +1,7 @@
 #include "evidence/verdict_document.h"
 
 #include "evidence/json_file.h"
+#include "evidence/run_aten_ops.h"
 #include "evidence/run_checks.h"
 #include "evidence/schemas.h"
 #include "common/utf8.h"
@@ -40,13 +41,8 @@ rules::RunFacts run_facts(const json& run) {
     facts.trace_incomplete = run["trace_incomplete"].get<std::string>();
   // The record of the ATen ops the submission ran; a document without one
   // (an older kaudit) cannot confirm or rule out a banned call either.
-  const json& ops = run.contains("aten_ops") ? run["aten_ops"] : json();
-  if (!ops.is_object())
-    facts.ops_incomplete = "the run document has no record of them";
-  else if (!ops.value("complete", false))
-    facts.ops_incomplete = ops.contains("incomplete") && ops["incomplete"].is_string()
-                               ? ops["incomplete"].get<std::string>()
-                               : std::string("the record says it is incomplete");
+  const AtenOpsRecord ops = aten_ops_record_from_json(run.contains("aten_ops") ? run["aten_ops"] : json());
+  if (!ops.complete) facts.ops_incomplete = ops.incomplete;
   const json& iso = run.contains("isolation") ? run["isolation"] : json();
   facts.isolation_weakness = rules::isolation_caveat(iso);
   if (run.contains("infrastructure") && run["infrastructure"].is_object())

@@ -1,6 +1,7 @@
 """The ATen op record: what the submission's untimed calls ran, op by op (runner/judge/aten_ops.h)."""
 import sys
 import types
+from time import perf_counter_ns
 from kaudit_harness_protocol import send
 from kaudit_harness_seals import code_seals, T
 from kaudit_harness_tensors import sync
@@ -22,6 +23,7 @@ class OpRecord:
         self.canary = None
         self.recording = False
         self.ops = {}
+        self.work = {}  # op name -> [tensor elements in and out, ns]: what each op's calls did
         self.calls = 0
         self.gaps = []
         self.seen_outside = 0
@@ -56,13 +58,36 @@ SWITCH_WRAPPERS = []
 
 
 def record_dispatch(mode, func, types, args=(), kwargs=None):
-    """The recording mode's __torch_dispatch__: count the op, run it."""
-    if RECORD.recording:
-        name = str(func)[:200]
-        RECORD.ops[name] = RECORD.ops.get(name, 0) + 1
-    else:
+    """The recording mode's __torch_dispatch__: count the op, run it, and
+    keep what it did: the elements of the tensors it read and returned (a
+    structural measure, the same on every machine) and its time (on the CPU
+    the op's work; on a GPU its launch)."""
+    kwargs = kwargs or {}
+    if not RECORD.recording:
         RECORD.seen_outside += 1
-    return func(*args, **(kwargs or {}))
+        return func(*args, **kwargs)
+    name = str(func)[:200]
+    RECORD.ops[name] = RECORD.ops.get(name, 0) + 1
+    start = perf_counter_ns()
+    out = func(*args, **kwargs)
+    ns = perf_counter_ns() - start
+    work = RECORD.work.setdefault(name, [0, 0])
+    work[0] += tensor_elements(args) + tensor_elements(kwargs.values()) + tensor_elements((out,))
+    work[1] += ns
+    return out
+
+
+def tensor_elements(values):
+    """The elements of the tensors among `values`, and in lists or tuples of them (cat's inputs, an op's outputs)."""
+    n = 0
+    for v in values:
+        for t in v if isinstance(v, (list, tuple)) else (v,):
+            if isinstance(t, T.Tensor):
+                try:
+                    n += T.numel(t)
+                except Exception:  # noqa: BLE001 - a tensor without a size (nested): not counted
+                    pass
+    return n
 
 
 def note_gap(why):
@@ -201,5 +226,5 @@ def record_ops(torch, tracer, model, args, shape, phase):
 
 def send_ops(shape, phase):
     """The record of one untimed call: a shape's first case, or a mode's."""
-    send("ops", shape=shape, phase=phase, calls=RECORD.calls, ops=RECORD.ops, gaps=RECORD.gaps)
-    RECORD.ops, RECORD.calls, RECORD.gaps = {}, 0, []
+    send("ops", shape=shape, phase=phase, calls=RECORD.calls, ops=RECORD.ops, work=RECORD.work, gaps=RECORD.gaps)
+    RECORD.ops, RECORD.work, RECORD.calls, RECORD.gaps = {}, {}, 0, []

@@ -1,6 +1,7 @@
 #include "runner/judge/aten_ops.h"
 
 #include "rules/aten_names.h"
+#include "runner/judge/ops_skipped_on_repeat.h"
 #include "runner/judge/probe_findings.h"
 
 #include <set>
@@ -10,19 +11,18 @@ using json = nlohmann::json;
 
 namespace {
 
-std::string group_name(const json& g) {
-  const std::string phase = g.value("phase", std::string());
-  return "shape " + std::to_string(g.value("shape", -1)) + ", the untimed " + phase + " call";
+std::string group_name(int shape, const std::string& phase) {
+  return "shape " + std::to_string(shape) + ", the untimed " + phase + " call";
 }
 
 // Why the record cannot vouch for the graded calls, or "" when it can.
-std::string why_incomplete(const std::vector<json>& groups, int shapes, const std::vector<std::string>& modes,
-                           bool finished) {
+std::string why_incomplete(const std::vector<evidence::AtenOpsGroup>& groups, int shapes,
+                           const std::vector<std::string>& modes, bool finished) {
   if (!finished) return "the run ended before every call was made and recorded";
   for (const auto& g : groups)
-    if (!g["gaps"].empty()) return group_name(g) + ": " + g["gaps"][0].get<std::string>();
+    if (!g.gaps.empty()) return group_name(g.shape, g.phase) + ": " + g.gaps.front();
   std::set<std::pair<int, std::string>> seen;
-  for (const auto& g : groups) seen.insert({g.value("shape", -1), g.value("phase", std::string())});
+  for (const auto& g : groups) seen.insert({g.shape, g.phase});
   for (int i = 0; i < shapes; ++i) {
     std::vector<std::string> phases = {"first-case"};
     phases.insert(phases.end(), modes.begin(), modes.end());
@@ -34,40 +34,39 @@ std::string why_incomplete(const std::vector<json>& groups, int shapes, const st
 
 }  // namespace
 
-json aten_ops_record(const std::vector<json>& groups, int shapes, const std::vector<std::string>& modes,
-                     bool finished, const rules::RulePack& pack) {
+evidence::AtenOpsRecord aten_ops_record(const std::vector<evidence::AtenOpsGroup>& groups, int shapes,
+                                        const std::vector<std::string>& modes, bool finished,
+                                        const rules::RulePack& pack) {
   const auto banned_ops = rules::banned_aten_ops(pack);
-  json banned = json::array();
+  evidence::AtenOpsRecord record;
+  record.groups = groups;
   for (const auto& g : groups) {
-    if (g.value("shape", -1) < 0 || g.value("shape", -1) >= shapes) continue;  // input probes: not graded
-    for (const auto& [op, count] : g["ops"].items()) {
+    if (g.shape < 0 || g.shape >= shapes) continue;  // input probes: not graded
+    for (const auto& [op, count] : g.ops) {
       const auto it = banned_ops.find(rules::aten_base_name(op));
-      if (it == banned_ops.end()) continue;
-      banned.push_back({{"op", op}, {"banned_as", it->second}, {"shape", g["shape"]}, {"phase", g["phase"]},
-                        {"count", count}});
+      if (it != banned_ops.end()) record.banned.push_back({op, it->second, g.phase, g.shape, count});
     }
   }
-  json record = {{"groups", groups}, {"banned", banned}};
-  const std::string why = why_incomplete(groups, shapes, modes, finished);
-  record["complete"] = why.empty();
-  if (!why.empty()) record["incomplete"] = why;
+  record.incomplete = why_incomplete(groups, shapes, modes, finished);
+  record.complete = record.incomplete.empty();
   return record;
 }
 
-std::vector<rules::Finding> banned_aten_op_findings(const json& record, const std::string& solution) {
+std::vector<rules::Finding> banned_aten_op_findings(const evidence::AtenOpsRecord& record,
+                                                    const std::string& solution) {
   // One finding per op, its first group named and its calls counted.
-  std::map<std::string, std::pair<json, long long>> by_op;
-  for (const auto& b : record.value("banned", json::array())) {
-    auto [it, fresh] = by_op.try_emplace(b["op"].get<std::string>(), b, 0);
-    it->second.second += b.value("count", 0LL);
+  std::map<std::string, std::pair<const evidence::BannedAtenOp*, long long>> by_op;
+  for (const auto& b : record.banned) {
+    auto [it, fresh] = by_op.try_emplace(b.op, &b, 0);
+    it->second.second += b.count;
   }
   std::vector<rules::Finding> out;
   for (const auto& [op, first] : by_op) {
-    const json& b = first.first;
+    const evidence::BannedAtenOp& b = *first.first;
     out.push_back(make_probe_finding(
         "banned-aten-op", solution, op,
         "ATen ran " + op + " " + std::to_string(first.second) + " time(s) in the submission's recorded calls (first in " +
-            group_name(b) + "): the problem bans " + b["banned_as"].get<std::string>() + "."));
+            group_name(b.shape, b.phase) + "): the problem bans " + b.banned_as + "."));
   }
   return out;
 }
@@ -103,7 +102,13 @@ json state_dict_record(const std::map<int, json>& by_shape) {
 void judge_aten_ops(const RunPlan& plan, const SubmissionReport& report, int shapes, RunResult& result) {
   const bool finished = report.done && !report.error.is_object() && !result.error;
   result.aten_ops = aten_ops_record(report.aten_ops, shapes, plan.options.modes, finished, plan.pack);
-  const auto found = banned_aten_op_findings(*result.aten_ops, plan.options.solution.string());
+  auto found = banned_aten_op_findings(*result.aten_ops, plan.options.solution.string());
+  // On a GPU the trace decides skipped work from the kernels (a CUDA graph's
+  // replay runs kernels but no ATen op), and an op's time there is its launch.
+  if (plan.options.device == "cpu") {
+    const auto skipped = ops_skipped_on_repeat(*result.aten_ops, shapes, plan.options.solution.string());
+    found.insert(found.end(), skipped.begin(), skipped.end());
+  }
   result.findings.insert(result.findings.end(), found.begin(), found.end());
   const json sd = state_dict_record(report.state_dict);
   if (!sd.is_null()) result.state_dict = sd;

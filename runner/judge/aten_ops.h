@@ -5,6 +5,7 @@
 // it (the `state_dict` messages, run.json's state_dict; item 5b).
 #pragma once
 
+#include "evidence/run_aten_ops.h"
 #include "rules/finding.h"
 #include "rules/rule_pack.h"
 #include "runner/plan/run_plan.h"
@@ -24,11 +25,12 @@ namespace kaudit::run {
 // pack bans (rules/aten_names.h), and `complete` only when the run finished
 // and every graded shape's untimed calls (first-case and one per mode) were
 // recorded without a gap; else `incomplete` says why. Pure.
-nlohmann::json aten_ops_record(const std::vector<nlohmann::json>& groups, int shapes,
-                               const std::vector<std::string>& modes, bool finished, const rules::RulePack& pack);
+evidence::AtenOpsRecord aten_ops_record(const std::vector<evidence::AtenOpsGroup>& groups, int shapes,
+                                        const std::vector<std::string>& modes, bool finished,
+                                        const rules::RulePack& pack);
 
 // One banned-aten-op finding per banned op in the record.
-std::vector<rules::Finding> banned_aten_op_findings(const nlohmann::json& record, const std::string& solution);
+std::vector<rules::Finding> banned_aten_op_findings(const evidence::AtenOpsRecord& record, const std::string& solution);
 
 // run.json's state_dict from the `state_dict` messages (shape -> {status,
 // keys | reason}): `status` is failed when any shape's load failed, not

@@ -47,7 +47,7 @@ json RunResult::to_json() const {
   if (environment_retry) doc["environment_retry"] = *environment_retry;
   if (trace) doc["trace"] = *trace;
   if (trace_incomplete) doc["trace_incomplete"] = *trace_incomplete;
-  if (aten_ops) doc["aten_ops"] = *aten_ops;
+  if (aten_ops) doc["aten_ops"] = evidence::to_json(*aten_ops);
   if (state_dict) doc["state_dict"] = *state_dict;
   if (input_probes) doc["input_probes"] = *input_probes;
   if (hardware) doc["hardware"] = *hardware;

@@ -2,6 +2,7 @@
 // run.json (schema kaudit-run/1, docs/report-format.md).
 #pragma once
 
+#include "evidence/run_aten_ops.h"
 #include "evidence/run_correctness.h"
 #include "evidence/run_phases.h"
 #include "evidence/run_timing.h"
@@ -59,7 +60,7 @@ struct RunResult {
   // What ATen ran in the submission's recorded calls, and the reference's
   // state_dict loaded into its model (runner/judge/aten_ops.h); absent when the run
   // stopped before the submission's calls.
-  std::optional<nlohmann::json> aten_ops;
+  std::optional<evidence::AtenOpsRecord> aten_ops;
   std::optional<nlohmann::json> state_dict;
   std::optional<nlohmann::json> input_probes;  // off-grid shapes and other distributions (runner/judge/input_probes.h)
   std::optional<nlohmann::json> hardware;  // {name, peak_basis}

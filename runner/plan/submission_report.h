@@ -2,6 +2,8 @@
 // it (runner/session/submission_session.h) and the judges read it.
 #pragma once
 
+#include "evidence/run_aten_ops.h"
+
 #include <nlohmann/json.hpp>
 
 #include <map>
@@ -37,7 +39,7 @@ struct SubmissionReport {
   std::map<std::pair<int, std::string>, nlohmann::json> timings;  // (shape, mode) -> timing message
   std::map<std::pair<int, std::string>, std::vector<TimedCall>> timed_calls;  // (shape, mode) -> calls in order
   std::vector<std::string> tampered;    // what the harness found replaced (`tampered`)
-  std::vector<nlohmann::json> aten_ops;  // `ops` messages: {shape, phase, calls, ops, gaps} (runner/judge/aten_ops.h)
+  std::vector<evidence::AtenOpsGroup> aten_ops;  // `ops` messages (runner/judge/aten_ops.h)
   std::map<int, nlohmann::json> state_dict;  // shape -> {status, keys | reason} (`state_dict`)
   std::vector<std::string> violations;  // messages out of protocol: malformed, out of order, forged
   nlohmann::json error;  // the harness's error message, or null

@@ -347,20 +347,32 @@ double SubmissionSession::on_timing(const json& m) {
   return 0;
 }
 
-// What ATen ran in a group of calls: op names and counts, kept as sent but
-// bounded; a count that is not a count is out of protocol.
+// What ATen ran in a group of calls: op names and counts, and what each op
+// did ([elements, ns]), kept as sent but bounded; a count or a measure that
+// is not one is out of protocol.
 double SubmissionSession::on_ops(const json& m) {
   if (report_.aten_ops.size() >= 4096) return violation("more 'ops' records than calls");
-  json ops = json::object();
+  const auto non_negative = [](const json& v) { return v.is_number_integer() && v.get<long long>() >= 0; };
+  evidence::AtenOpsGroup group;
+  group.shape = m["shape"].get<int>();
+  group.phase = m["phase"].get<std::string>();
+  group.calls = m["calls"].get<long long>();
   for (const auto& [name, count] : m["ops"].items()) {
-    if (!count.is_number_integer() || count.get<long long>() < 0) return violation("an 'ops' record with a bad count");
-    if (ops.size() < 2000) ops[common::cut_utf8(name, 200)] = count;
+    if (!non_negative(count)) return violation("an 'ops' record with a bad count");
+    if (group.ops.size() < 2000) group.ops[common::cut_utf8(name, 200)] = count.get<long long>();
   }
-  json gaps = json::array();
+  if (m.contains("work")) {
+    group.work.emplace();
+    for (const auto& [name, w] : m["work"].items()) {
+      if (!w.is_array() || w.size() != 2 || !non_negative(w[0]) || !non_negative(w[1]))
+        return violation("an 'ops' record with a bad measure of an op's work");
+      if (group.work->size() < 2000)
+        (*group.work)[common::cut_utf8(name, 200)] = {w[0].get<long long>(), w[1].get<long long>()};
+    }
+  }
   for (const auto& g : m["gaps"])
-    if (g.is_string() && gaps.size() < 20) gaps.push_back(common::cut_utf8(g.get<std::string>(), 300));
-  report_.aten_ops.push_back(
-      {{"shape", m["shape"]}, {"phase", m["phase"]}, {"calls", m["calls"]}, {"ops", ops}, {"gaps", gaps}});
+    if (g.is_string() && group.gaps.size() < 20) group.gaps.push_back(common::cut_utf8(g.get<std::string>(), 300));
+  report_.aten_ops.push_back(std::move(group));
   return 0;
 }
 

@@ -9,11 +9,11 @@ first, and every correctness call on inputs seen before. New values (fresh and r
 miss the cache and are computed, so every verified output is right. The
 benchmark's bench times are those of a dictionary lookup.
 
-What kaudit must report: never clean and correct:
-speedup-vanishes-with-fresh-inputs (fresh calls are many times slower than
-bench calls on reused inputs), and it must decide even though the cached
-calls are short (today such a finding is only a low-confidence lead under
-0.25 ms).
+What kaudit must report: never clean and correct: work-skipped-on-repeat (on a
+GPU the trace, on the CPU the ATen op record: the untimed call on the repeated
+inputs runs no matmul), or speedup-vanishes-with-fresh-inputs (fresh calls
+many times slower than bench calls on reused inputs), even though the cached
+calls are short.
 """
 import torch
 

@@ -106,8 +106,13 @@ for pair in "${pairs[@]}"; do
   cat "$solution" "tests/gpu/grader_adapters/$problem.py" >"$tree/problems/$problem/solution.py"
   dir=$problem/$(basename "$solution" .py)
   mkdir -p "$out/$dir"
-  check=$(cd "$tree/problems/$problem" && step check "$out/$dir/check.log" python3 check.py)
-  bench=$(cd "$tree/problems/$problem" && step benchmark "$out/$dir/benchmark.log" python3 benchmark.py)
+  # The grader's compile caches start empty, as kaudit's do (each run has its
+  # own): a cache left warm by an earlier run would time the grader without
+  # the Triton compiles and the build that kaudit pays. check.py and
+  # benchmark.py share theirs, as two steps of one grading do.
+  cold=(env TRITON_CACHE_DIR="$tree/cache/triton" TORCH_EXTENSIONS_DIR="$tree/cache/torch_extensions")
+  check=$(cd "$tree/problems/$problem" && step check "$out/$dir/check.log" "${cold[@]}" python3 check.py)
+  bench=$(cd "$tree/problems/$problem" && step benchmark "$out/$dir/benchmark.log" "${cold[@]}" python3 benchmark.py)
   audit=$(step kaudit "$out/$dir/kaudit.log" "$KAUDIT" audit --problem "$tree/problems/$problem" \
     "$tree/problems/$problem/solution.py" -o "$out/$dir/batch" --force -q)
   echo "$problem: $check; $bench; $audit"

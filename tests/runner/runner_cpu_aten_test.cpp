@@ -87,6 +87,26 @@ TEST(RunnerCpuAtenOps, BannedTensorMethodThatRanIsRecorded) {
     }
 }
 
+// A memo keyed on the inputs' values (a checksum) answers the benchmark's
+// repeated inputs without the matmul; every output is right and on the CPU
+// no trace shows the skipped work. The op record does: the untimed call on
+// fresh inputs ran aten.mm, the one on the repeated inputs did not.
+TEST(RunnerCpuAtenOps, AValueKeyedMemoSkipsTheWorkOnRepeatedInputs) {
+  SKIP_WITHOUT_TORCH();
+  const json r = kaudit::run::run_submission(options("linear_relu", "value_checksum_memo.py"));
+  EXPECT_EQ(r["result"], "correct") << describe(r);
+  EXPECT_TRUE(ids(r).count("work-skipped-on-repeat")) << describe(r);
+  for (const auto& f : r["findings"])
+    if (f["id"] == "work-skipped-on-repeat") {
+      EXPECT_EQ(f["category"], "cheat");
+      EXPECT_NE(f["message"].get<std::string>().find("aten.mm"), std::string::npos) << f;
+    }
+  for (const auto& g : r["aten_ops"]["groups"]) {
+    ASSERT_TRUE(g.contains("work")) << g;
+    for (const auto& [name, w] : g["work"].items()) EXPECT_EQ(w.size(), 2u) << name;
+  }
+}
+
 // Its own selection behind a method that is merely called topk: ATen never
 // ran topk or sort, and the complete record says so.
 TEST(RunnerCpuAtenOps, OwnImplementationIsNotConfirmed) {

@@ -1,5 +1,6 @@
 // run.json's timing[], correctness[], phases[] and first_calls[]: one writer
 // and one reader each (evidence/run_timing.h, run_correctness.h, run_phases.h).
+#include "evidence/run_aten_ops.h"
 #include "evidence/run_correctness.h"
 #include "evidence/run_phases.h"
 #include "evidence/run_timing.h"
@@ -189,4 +190,32 @@ TEST(RunTrace, AnOlderOrHandEditedDocumentGivesWhatItHas) {
   EXPECT_EQ(groups[0].library_gpu_ms, (std::map<std::string, double>{{"cuBLAS", 2}}));
   EXPECT_FALSE(groups[0].median_busy_ms);
   EXPECT_EQ(kaudit::evidence::reference_glue_from_json(json()).status, "unavailable");
+}
+
+TEST(RunAtenOps, WhatIsWrittenReadsBackTheSame) {
+  const json record = json::parse(R"({"complete": true, "banned": [
+    {"op": "aten.topk.default", "banned_as": "torch.topk", "shape": 0, "phase": "bench", "count": 1}],
+    "groups": [
+    {"shape": 0, "phase": "bench", "calls": 1, "ops": {"aten.topk.default": 1}, "gaps": [],
+     "work": {"aten.topk.default": [4096, 51234]}},
+    {"shape": 0, "phase": "fresh", "calls": 1, "ops": {}, "gaps": ["the call raised under the recorder"]}]})");
+  EXPECT_EQ(kaudit::evidence::to_json(kaudit::evidence::aten_ops_record_from_json(record)), record);
+}
+
+// A run.json of an older kaudit has groups without `work` and may have no
+// record at all; counts and measures of another type are left out.
+TEST(RunAtenOps, AnOlderOrHandEditedDocumentGivesWhatItHas) {
+  const auto none = kaudit::evidence::aten_ops_record_from_json(json());
+  EXPECT_FALSE(none.complete);
+  EXPECT_EQ(none.incomplete, "the run document has no record of them");
+  const auto r = kaudit::evidence::aten_ops_record_from_json(json::parse(R"({"complete": false, "groups": [
+    {"shape": 1, "phase": "first-case", "ops": {"aten.mm.default": 2, "aten.add.Tensor": "two"},
+     "work": {"aten.mm.default": [10, -3], "aten.relu.default": [5, 7]}}, 3]})"));
+  EXPECT_EQ(r.incomplete, "the record says it is incomplete");
+  ASSERT_EQ(r.groups.size(), 1u);
+  EXPECT_EQ(r.groups[0].ops, (std::map<std::string, long long>{{"aten.mm.default", 2}}));
+  ASSERT_TRUE(r.groups[0].work);
+  EXPECT_EQ(r.groups[0].work->size(), 1u);
+  EXPECT_EQ(r.groups[0].work->at("aten.relu.default").ns, 7);
+  EXPECT_FALSE(kaudit::evidence::aten_ops_group_from_json(json::parse(R"({"shape": 0, "ops": {}})")).work);
 }

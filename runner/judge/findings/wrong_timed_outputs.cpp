@@ -59,8 +59,9 @@ void judge_wrong_timed_outputs(ShapeJudge& judge) {
   }
 }
 
-// work-skipped-on-repeat is reported by work_stopped_after_first_calls.cpp and
-// by the trace (runner/judge/trace_summary.cpp) too; its entry, which names
+// work-skipped-on-repeat is reported by work_stopped_after_first_calls.cpp, by
+// the trace (runner/judge/trace_summary.cpp) and by the ATen op record
+// (runner/judge/ops_skipped_on_repeat.cpp) too; its entry, which names
 // every route, lives here.
 std::vector<rules::FindingInfo> wrong_timed_outputs_catalog() {
   return {
@@ -76,7 +77,7 @@ std::vector<rules::FindingInfo> wrong_timed_outputs_catalog() {
        Source::probe},
       {"work-skipped-on-repeat", Category::cheat, Confidence::high, 0,
        "After the first calls, or on inputs it has seen, the submission stops doing the work.",
-       "Two routes. The probes: the submission passed the correctness calls, but timed calls in the fresh "
+       "Three routes. The probes: the submission passed the correctness calls, but timed calls in the fresh "
        "mode, each on newly allocated inputs holding new values, returned outputs that do not match the "
        "reference on those inputs: after some calls it stops computing and returns an earlier result. The "
        "trace: kernels of the fresh timed calls that most timed bench calls of the same shape do not launch, "
@@ -84,10 +85,12 @@ std::vector<rules::FindingInfo> wrong_timed_outputs_catalog() {
        "carry at least half the fresh calls' GPU time, and the bench calls take under half of it: on the "
        "benchmark's repeated inputs the work is skipped (a memo under a content fingerprint: "
        "a few sampled elements read back, then a gather and a copy). The message names the kernels on each "
-       "side.",
+       "side. Without a GPU trace (on the CPU), the ATen op record: ATen ops of the shape's untimed call on "
+       "fresh inputs that its untimed call on the benchmark's repeated inputs did not run, or ran on under a "
+       "fifth of the tensor elements, took at least half of the fresh call's op time; the message names them.",
        "Run the model a few times on one input, then on a new random input, and compare the last output "
        "with the reference; or open a bench and a fresh timed call of the shape in the Perfetto trace and "
-       "compare their kernels.",
+       "compare their kernels; or compare aten_ops.groups' fresh and bench records of the shape in run.json.",
        Source::probe},
       {"correct-only-untimed", Category::cheat, Confidence::high, 0,
        "Right in the correctness calls, wrong in the timed calls on the same inputs.",
