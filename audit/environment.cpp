@@ -199,18 +199,27 @@ run::RunResult run_guarded(const std::function<run::RunResult()>& attempt, Batch
   // the run did not send): no retry, whose first process would not start;
   // the run as it stopped says where it was (interrupted.json).
   if (!cause || run::children_interrupted()) return first;
-  // Once more, with the machine to itself.
+  // Once more, with the machine to itself. Stopped before or during that
+  // retry, the run keeps why it was made (interrupted.json's environment_retry).
+  json retry = {{"first_cause", *cause}, {"attempts", 1}};
   h.release();
   h = hold(true);
-  if (run::children_interrupted()) return first;
+  if (run::children_interrupted()) {
+    first.environment_retry = retry;
+    return first;
+  }
   const std::uintmax_t free = free_bytes(s.temp_root);
   if (free < s.min_free_bytes) {
     first.infrastructure = json{{"cause", *cause}, {"attempts", 1}, {"free_bytes", free}};
     return first;
   }
   run::RunResult second = attempt();
+  retry["attempts"] = 2;
+  if (run::children_interrupted()) {  // its failure, if any, is the interruption's
+    second.environment_retry = retry;
+    return second;
+  }
   const auto again = environment_cause(second, false);
-  json retry = {{"first_cause", *cause}, {"attempts", 2}};
   // A reference that dies again is still the machine's (or the problem's),
   // never the submission's failure.
   if (again && (*again == kReferenceEnded || free_bytes(s.temp_root) < s.min_free_bytes)) {

@@ -88,7 +88,9 @@ struct GuardSettings {
 // Runs `attempt` under the gate (null: no other runs) with the guard's
 // checks and its one retry; returns the run to keep, with its
 // `infrastructure` record set when the environment is to blame and its
-// `environment_retry` record when a retry was made.
+// `environment_retry` record when a retry was made, or was to be made when
+// the audit was interrupted ({first_cause, attempts: 1} while it waited for
+// the batch, 2 when the retry itself was stopped; kept in interrupted.json).
 run::RunResult run_guarded(const std::function<run::RunResult()>& attempt, BatchGate* gate,
                            const GuardSettings& settings);
 

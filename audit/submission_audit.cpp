@@ -151,11 +151,14 @@ static json interrupted_record(const run::RunResult& r) {
   json stopped_in = nullptr;
   for (const auto& p : r.phases)
     if (p.process != "runner") stopped_in = evidence::to_json(p);
-  return {{"schema", "kaudit-interrupted/1"},
-          {"seconds", r.seconds},
-          {"stopped_in", stopped_in},
-          {"phases", evidence::to_json(r.phases)},
-          {"first_calls", evidence::to_json(r.first_calls)}};
+  json record = {{"schema", "kaudit-interrupted/1"},
+                 {"seconds", r.seconds},
+                 {"stopped_in", stopped_in},
+                 {"phases", evidence::to_json(r.phases)},
+                 {"first_calls", evidence::to_json(r.first_calls)}};
+  // A run stopped while it was to be made again alone: why (audit/environment.h).
+  if (r.environment_retry) record["environment_retry"] = *r.environment_retry;
+  return record;
 }
 
 // The run of a submission that can run and has none saved (or --force, or

@@ -2,12 +2,14 @@
 // environment's, the one retry with the batch to itself, and that a
 // submission failing the same way alone is judged on its failure.
 #include "audit/environment.h"
+#include "runner/process/child_process.h"
 
 #include <gtest/gtest.h>
 
 #include <future>
 
 #include <atomic>
+#include <cstdlib>
 #include <chrono>
 #include <filesystem>
 #include <optional>
@@ -83,6 +85,29 @@ TEST(Environment, AFirstCallStoppedForRunsWaitingToTimeIsRetriedAlone) {
   const RunResult r = run_guarded([&] { return ++attempts == 1 ? failed(stopped) : passed(); }, nullptr, roomy());
   EXPECT_EQ(attempts, 2);
   EXPECT_FALSE(r.error);
+}
+
+// An audit interrupted while a run was being made again alone (the call's
+// time limit on the GPU machine: session 23's longest gate run, twice) keeps
+// why it was made again; the retry's own failure is the interruption's and
+// judges nothing. In a child process: the interruption is for the process.
+TEST(EnvironmentDeathTest, AnInterruptedRetryKeepsWhyItWasMade) {
+  EXPECT_EXIT(
+      {
+        int attempts = 0;
+        const RunResult r = run_guarded(
+            [&] {
+              if (++attempts == 2) kaudit::run::interrupt_children();
+              return failed("OSError: [Errno 28] No space left on device");
+            },
+            nullptr, roomy());
+        const bool kept = attempts == 2 && r.environment_retry &&
+                          (*r.environment_retry)["first_cause"] == "no space left on device" &&
+                          (*r.environment_retry)["attempts"] == 2 && !r.environment_retry->contains("judged") &&
+                          !r.infrastructure;
+        std::exit(kept ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(0), "");
 }
 
 TEST(Environment, AFailureOfTheMachineIsRetriedOnceAndTheRetryStands) {
