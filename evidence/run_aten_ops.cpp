@@ -12,6 +12,7 @@ json to_json(const AtenOpsGroup& g) {
     for (const auto& [name, w] : *g.work) work[name] = {w.elements, w.ns};
     doc["work"] = work;
   }
+  if (g.input_elements) doc["input_elements"] = *g.input_elements;
   return doc;
 }
 
@@ -40,6 +41,7 @@ AtenOpsGroup aten_ops_group_from_json(const json& row) {
           w[0].get<long long>() >= 0 && w[1].get<long long>() >= 0)
         (*g.work)[name] = AtenOpWork{w[0].get<long long>(), w[1].get<long long>()};
   }
+  g.input_elements = whole_number(row, "input_elements");
   if (row.contains("gaps") && row["gaps"].is_array())
     for (const auto& gap : row["gaps"])
       g.gaps.push_back(gap.is_string() ? gap.get<std::string>() : std::string("a gap of another type"));

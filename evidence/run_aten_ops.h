@@ -30,6 +30,7 @@ struct AtenOpsGroup {
   std::map<std::string, long long> ops;  // ATen name -> count
   // None: a harness from before the measures (run.json without `work`).
   std::optional<std::map<std::string, AtenOpWork>> work;
+  std::optional<long long> input_elements;  // of the call's inputs (with `work`)
   std::vector<std::string> gaps;  // why the record cannot vouch for the call
 };
 

@@ -24,6 +24,7 @@ class OpRecord:
         self.recording = False
         self.ops = {}
         self.work = {}  # op name -> [tensor elements in and out, ns]: what each op's calls did
+        self.input_elements = 0  # of the recorded call's inputs: calls on inputs of other sizes do other work
         self.calls = 0
         self.gaps = []
         self.seen_outside = 0
@@ -214,6 +215,7 @@ def record_ops(torch, tracer, model, args, shape, phase):
     Never a graded or a timed call, whose outputs or time the recorder could
     change (a tensor made under a dispatch mode has its Python object at
     once: as_subclass on it fails in torch 1.13). An exception is a gap."""
+    RECORD.input_elements = tensor_elements(args)
     tracer.begin("probe", shape, "ops-" + phase, 0)
     try:
         recorded_call(model, args)
@@ -226,5 +228,6 @@ def record_ops(torch, tracer, model, args, shape, phase):
 
 def send_ops(shape, phase):
     """The record of one untimed call: a shape's first case, or a mode's."""
-    send("ops", shape=shape, phase=phase, calls=RECORD.calls, ops=RECORD.ops, work=RECORD.work, gaps=RECORD.gaps)
+    send("ops", shape=shape, phase=phase, calls=RECORD.calls, ops=RECORD.ops, work=RECORD.work,
+         input_elements=RECORD.input_elements, gaps=RECORD.gaps)
     RECORD.ops, RECORD.work, RECORD.calls, RECORD.gaps = {}, {}, 0, []

@@ -33,7 +33,9 @@ std::vector<rules::Finding> ops_skipped_on_repeat(const evidence::AtenOpsRecord&
   for (int i = 0; i < shapes; ++i) {
     const evidence::AtenOpsGroup* fresh = measured_group(record, i, "fresh");
     const evidence::AtenOpsGroup* bench = measured_group(record, i, "bench");
-    if (fresh == nullptr || bench == nullptr) continue;
+    // Inputs of another size (a problem that draws its lengths) do other work.
+    if (fresh == nullptr || bench == nullptr || !fresh->input_elements || fresh->input_elements != bench->input_elements)
+      continue;
     long long fresh_ns = 0, skipped_ns = 0;
     std::vector<std::pair<long long, std::string>> skipped;  // (fresh ns, op)
     for (const auto& [name, f] : *fresh->work) {

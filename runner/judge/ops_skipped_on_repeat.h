@@ -16,8 +16,9 @@ namespace kaudit::run {
 // One finding per graded shape (0 .. shapes-1) whose `bench` group skipped
 // ops that took at least half of its `fresh` group's op time: an op name the
 // bench call did not run, or ran on under a fifth of the tensor elements.
-// Groups with a gap, or without `work` (an older harness), decide nothing.
-// Pure.
+// Both calls' inputs must hold as many elements: a problem that draws its
+// sizes gives calls that do other work. Groups with a gap, or without `work`
+// (an older harness), decide nothing. Pure.
 std::vector<rules::Finding> ops_skipped_on_repeat(const evidence::AtenOpsRecord& record, int shapes,
                                                   const std::string& solution);
 

@@ -115,7 +115,7 @@ const Schema& submission_events() {
       {"tampered", {{"where", Type::string}, {"names", Type::array}}},
       // What ATen ran in a shape's correctness calls or a mode's untimed call (runner/judge/aten_ops.h).
       {"ops", {{"shape", Type::integer}, {"phase", Type::string}, {"calls", Type::integer}, {"ops", Type::object},
-               {"work", Type::object, false}, {"gaps", Type::array}}},
+               {"work", Type::object, false}, {"input_elements", Type::integer, false}, {"gaps", Type::array}}},
       // The reference's state_dict loaded into the solution's model, per shape (runner/judge/aten_ops.h).
       {"state_dict", {{"shape", Type::integer}, {"status", Type::string}, {"keys", Type::integer, false},
                       {"reason", Type::string, false}}},

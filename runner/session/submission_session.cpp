@@ -370,6 +370,10 @@ double SubmissionSession::on_ops(const json& m) {
         (*group.work)[common::cut_utf8(name, 200)] = {w[0].get<long long>(), w[1].get<long long>()};
     }
   }
+  if (m.contains("input_elements")) {
+    if (!non_negative(m["input_elements"])) return violation("an 'ops' record with a bad count of input elements");
+    group.input_elements = m["input_elements"].get<long long>();
+  }
   for (const auto& g : m["gaps"])
     if (g.is_string() && group.gaps.size() < 20) group.gaps.push_back(common::cut_utf8(g.get<std::string>(), 300));
   report_.aten_ops.push_back(std::move(group));

@@ -41,6 +41,7 @@ json measured(int shape, const std::string& phase, const std::map<std::string, s
   }
   json g = group(shape, phase, counts);
   g["work"] = work;
+  g["input_elements"] = 786432;
   return g;
 }
 
@@ -155,8 +156,9 @@ TEST(OpsSkippedOnRepeat, AHollowCallOfTheSameOpIsStillSkippedWork) {
 
 // An honest submission runs the same ops on either input; noise in one op's
 // time, value-dependent counts, and skipped ops that are a small part of the
-// fresh call's work are no finding; nor is a record with a gap, or one
-// without the measures (an older harness), or an input probe's shape.
+// fresh call's work are no finding; nor are calls on inputs of other sizes,
+// a record with a gap, one without the measures (an older harness), or an
+// input probe's shape.
 TEST(OpsSkippedOnRepeat, NoFindingWithoutSkippedWork) {
   auto fresh = kFingerprint, bench = kFingerprint;
   fresh["aten.mm.default"] = {3, 524288, 5713011};
@@ -174,6 +176,9 @@ TEST(OpsSkippedOnRepeat, NoFindingWithoutSkippedWork) {
   json gapped = measured(0, "bench", kFingerprint);
   gapped["gaps"] = {"the dispatch mode stack was changed during a recorded call"};
   EXPECT_TRUE(ops_skipped_on_repeat(record_of({gapped, measured(0, "fresh", memo_fresh)}), 1, "x.py").empty());
+  json other_size = measured(0, "bench", kFingerprint);
+  other_size["input_elements"] = 131072;  // a problem that draws its sizes: this call's inputs are smaller
+  EXPECT_TRUE(ops_skipped_on_repeat(record_of({other_size, measured(0, "fresh", memo_fresh)}), 1, "x.py").empty());
   json unmeasured = measured(0, "bench", kFingerprint);
   unmeasured.erase("work");
   EXPECT_TRUE(ops_skipped_on_repeat(record_of({unmeasured, measured(0, "fresh", memo_fresh)}), 1, "x.py").empty());

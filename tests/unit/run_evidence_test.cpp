@@ -197,7 +197,7 @@ TEST(RunAtenOps, WhatIsWrittenReadsBackTheSame) {
     {"op": "aten.topk.default", "banned_as": "torch.topk", "shape": 0, "phase": "bench", "count": 1}],
     "groups": [
     {"shape": 0, "phase": "bench", "calls": 1, "ops": {"aten.topk.default": 1}, "gaps": [],
-     "work": {"aten.topk.default": [4096, 51234]}},
+     "work": {"aten.topk.default": [4096, 51234]}, "input_elements": 2048},
     {"shape": 0, "phase": "fresh", "calls": 1, "ops": {}, "gaps": ["the call raised under the recorder"]}]})");
   EXPECT_EQ(kaudit::evidence::to_json(kaudit::evidence::aten_ops_record_from_json(record)), record);
 }
