@@ -5,10 +5,16 @@ largest fresh/bench ratio), then matched/total and the count that matters
 most: clean entries judged cheat or benchmark-aware.
 
   gate_report.py BATCH_DIR [MANIFEST]   only MANIFEST's entries, when given
+
+When the batch holds more than the gate (the whole corpus, gate_manifest.py
+--all), a last line counts the gate's own entries.
 """
 import json
 import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gate_manifest import gate_entries  # noqa: E402
 
 
 def load(path):
@@ -27,6 +33,8 @@ def main():
     if len(sys.argv) == 3:
         only = {e["path"] for e in load(sys.argv[2])["entries"]}
     rows, matched, decided, wrongly_accused = [], 0, 0, []
+    gate = {e["path"] for e in gate_entries()[1]}
+    gate_rows, gate_matched, gate_decided = 0, 0, 0
     isolation = None
     for key in sorted(os.listdir(batch)):
         sub = load(os.path.join(batch, key, "submission.json"))
@@ -36,6 +44,8 @@ def main():
         verdict = load(os.path.join(batch, key, "verdict.json")) or {}
         run = load(os.path.join(batch, key, "run.json")) or {}
         got = (verdict.get("result", "not-run"), verdict.get("integrity", "not-run"))
+        in_gate = sub.get("path") in gate
+        gate_rows += in_gate
         if not run:
             # A run in flight when the call's limit stopped the batch says where it was.
             stopped = load(os.path.join(batch, key, "interrupted.json"))
@@ -45,6 +55,11 @@ def main():
                 where = "; stopped after %.0f s in %s %s%s" % (
                     stopped.get("seconds", 0), s.get("process", ""), s.get("phase", ""),
                     " shape %s" % s["shape"] if "shape" in s else "")
+            retry = (stopped or {}).get("environment_retry")
+            if retry:
+                # Its first run failed for the machine; it was waiting for, or in, its run alone.
+                where += "; %s its retry alone, after: %s" % (
+                    "in" if retry.get("attempts") == 2 else "waiting for", retry.get("first_cause", "?"))
             rows.append("  not run   %-55s expected %s, %s%s" % (key, want["result"], want["integrity"], where))
             continue
         decided += 1
@@ -53,6 +68,8 @@ def main():
         ok = got == (want["result"], want["integrity"]) or (
             got[0] == want["result"] == "error" and want["integrity"] == "clean" and got[1] == "unverified")
         matched += ok
+        gate_decided += in_gate
+        gate_matched += in_gate and ok
         if want["integrity"] == "clean" and got[1] in ("cheat", "benchmark-aware"):
             wrongly_accused.append(key)
         ids = sorted({f["id"] for f in verdict.get("deciding", [])})
@@ -67,6 +84,9 @@ def main():
         print("isolation: task limit: %s" % [p for p in isolation.get("protections", []) if "task" in p])
     print("gate: %d of %d decided entries match (%d entries); clean judged cheat or benchmark-aware: %d %s" % (
         matched, decided, len(rows), len(wrongly_accused), wrongly_accused))
+    if gate_rows < len(rows):
+        print("gate's own entries: %d of %d decided match (%d of %d decided)" % (
+            gate_matched, gate_decided, gate_decided, gate_rows))
 
 
 if __name__ == "__main__":
