@@ -2,6 +2,8 @@
 
 #include "evidence/json_fields.h"
 
+#include <algorithm>
+
 namespace kaudit::evidence {
 using json = nlohmann::json;
 
@@ -33,15 +35,16 @@ AtenOpsGroup aten_ops_group_from_json(const json& row) {
   g.calls = whole_number(row, "calls").value_or(0);
   if (row.contains("ops") && row["ops"].is_object())
     for (const auto& [name, count] : row["ops"].items())
-      if (const auto n = whole_number(row["ops"], name.c_str())) g.ops[name] = *n;
+      if (const auto n = whole_number(row["ops"], name.c_str())) g.ops[name] = std::min(*n, kMaxOpMeasure);
   if (row.contains("work") && row["work"].is_object()) {
     g.work.emplace();
     for (const auto& [name, w] : row["work"].items())
       if (w.is_array() && w.size() == 2 && w[0].is_number_integer() && w[1].is_number_integer() &&
           w[0].get<long long>() >= 0 && w[1].get<long long>() >= 0)
-        (*g.work)[name] = AtenOpWork{w[0].get<long long>(), w[1].get<long long>()};
+        (*g.work)[name] =
+            AtenOpWork{std::min(w[0].get<long long>(), kMaxOpMeasure), std::min(w[1].get<long long>(), kMaxOpMeasure)};
   }
-  g.input_elements = whole_number(row, "input_elements");
+  if (const auto n = whole_number(row, "input_elements")) g.input_elements = std::min(*n, kMaxOpMeasure);
   if (row.contains("gaps") && row["gaps"].is_array())
     for (const auto& gap : row["gaps"])
       g.gaps.push_back(gap.is_string() ? gap.get<std::string>() : std::string("a gap of another type"));

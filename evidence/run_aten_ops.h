@@ -15,6 +15,10 @@
 
 namespace kaudit::evidence {
 
+// The largest count, element total or time (ns) a record keeps: a harness
+// message is the submission's process's, and sums of these cannot overflow.
+inline constexpr long long kMaxOpMeasure = 1'000'000'000'000'000;
+
 // What one op's calls in a group did: the elements of the tensors they read
 // and returned (the same on every machine), and their time (on the CPU the
 // op's work, on a GPU its launch).

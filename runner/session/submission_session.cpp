@@ -353,13 +353,14 @@ double SubmissionSession::on_timing(const json& m) {
 double SubmissionSession::on_ops(const json& m) {
   if (report_.aten_ops.size() >= 4096) return violation("more 'ops' records than calls");
   const auto non_negative = [](const json& v) { return v.is_number_integer() && v.get<long long>() >= 0; };
+  const auto measure = [](const json& v) { return std::min(v.get<long long>(), evidence::kMaxOpMeasure); };
   evidence::AtenOpsGroup group;
   group.shape = m["shape"].get<int>();
   group.phase = m["phase"].get<std::string>();
   group.calls = m["calls"].get<long long>();
   for (const auto& [name, count] : m["ops"].items()) {
     if (!non_negative(count)) return violation("an 'ops' record with a bad count");
-    if (group.ops.size() < 2000) group.ops[common::cut_utf8(name, 200)] = count.get<long long>();
+    if (group.ops.size() < 2000) group.ops[common::cut_utf8(name, 200)] = measure(count);
   }
   if (m.contains("work")) {
     group.work.emplace();
@@ -367,12 +368,12 @@ double SubmissionSession::on_ops(const json& m) {
       if (!w.is_array() || w.size() != 2 || !non_negative(w[0]) || !non_negative(w[1]))
         return violation("an 'ops' record with a bad measure of an op's work");
       if (group.work->size() < 2000)
-        (*group.work)[common::cut_utf8(name, 200)] = {w[0].get<long long>(), w[1].get<long long>()};
+        (*group.work)[common::cut_utf8(name, 200)] = {measure(w[0]), measure(w[1])};
     }
   }
   if (m.contains("input_elements")) {
     if (!non_negative(m["input_elements"])) return violation("an 'ops' record with a bad count of input elements");
-    group.input_elements = m["input_elements"].get<long long>();
+    group.input_elements = measure(m["input_elements"]);
   }
   for (const auto& g : m["gaps"])
     if (g.is_string() && group.gaps.size() < 20) group.gaps.push_back(common::cut_utf8(g.get<std::string>(), 300));

@@ -654,9 +654,11 @@ TEST(RunnerCpu, CacheOnIdentityIsWrongAfterRewrite) {
   // the ATen op record's, as on a GPU the trace's: the repeated inputs' call
   // ran no matmul.
   EXPECT_TRUE(got.count("work-skipped-on-repeat")) << describe(r);
-  for (const auto& f : r["findings"])
-    if (f["id"] == "work-skipped-on-repeat")
+  for (const auto& f : r["findings"]) {
+    if (f["id"] == "work-skipped-on-repeat") {
       EXPECT_NE(f["message"].get<std::string>().find("ATen op time"), std::string::npos) << f;
+    }
+  }
   EXPECT_TRUE(r["correctness"][0]["passed"].get<bool>());
   EXPECT_TRUE(r["timing"][0]["modes"]["fresh"]["samples_passed"].get<bool>());
   EXPECT_FALSE(r["timing"][0]["modes"]["rewrite"]["samples_passed"].get<bool>());

@@ -210,12 +210,15 @@ TEST(RunAtenOps, AnOlderOrHandEditedDocumentGivesWhatItHas) {
   EXPECT_EQ(none.incomplete, "the run document has no record of them");
   const auto r = kaudit::evidence::aten_ops_record_from_json(json::parse(R"({"complete": false, "groups": [
     {"shape": 1, "phase": "first-case", "ops": {"aten.mm.default": 2, "aten.add.Tensor": "two"},
-     "work": {"aten.mm.default": [10, -3], "aten.relu.default": [5, 7]}}, 3]})"));
+     "work": {"aten.mm.default": [10, -3], "aten.relu.default": [5, 7], "aten.add.Tensor": [9000000000000000000, 1]}},
+    3]})"));
   EXPECT_EQ(r.incomplete, "the record says it is incomplete");
   ASSERT_EQ(r.groups.size(), 1u);
   EXPECT_EQ(r.groups[0].ops, (std::map<std::string, long long>{{"aten.mm.default", 2}}));
   ASSERT_TRUE(r.groups[0].work);
-  EXPECT_EQ(r.groups[0].work->size(), 1u);
+  EXPECT_EQ(r.groups[0].work->size(), 2u);
   EXPECT_EQ(r.groups[0].work->at("aten.relu.default").ns, 7);
+  // Sums of a record's measures cannot overflow: each is kept at most kMaxOpMeasure.
+  EXPECT_EQ(r.groups[0].work->at("aten.add.Tensor").elements, kaudit::evidence::kMaxOpMeasure);
   EXPECT_FALSE(kaudit::evidence::aten_ops_group_from_json(json::parse(R"({"shape": 0, "ops": {}})")).work);
 }
