@@ -7,9 +7,11 @@ per GPU-hour and the share of the call's wall time the GPUs were busy.
 
 Counts the runs of BATCH_DIR whose run.json was written between --since and
 --until (a resumed batch holds earlier calls' runs too), and reads
---gpu-util, the CSV that `nvidia-smi --query-gpu=timestamp,index,utilization.gpu
---format=csv,noheader,nounits -l 1` writes: NVML's utilization is the share
-of each sample period in which a kernel ran. With upstream's grader time per
+--gpu-util, the CSV that `nvidia-smi --query-gpu=timestamp,index,utilization.gpu,
+memory.used,memory.total --format=csv,noheader,nounits -l 1` writes: NVML's
+utilization is the share of each sample period in which a kernel ran, and the
+device memory's peak says whether runs side by side filled it (a run that
+fails for device memory is retried alone, at the end of the batch). With upstream's grader time per
 submission (check.py and benchmark.py, one after the other on one GPU: the
 mean `grader_seconds` of tests/gpu/grader_compare.sh's summary.json, or a
 figure), also the rate the grader itself reaches run sequentially, and
@@ -42,18 +44,28 @@ def finished_runs(batch, since, until):
     return runs
 
 
-def gpu_busy_share(path):
-    """The mean utilization over every sample of every GPU, as a share; None without samples."""
-    samples = []
+def number(text):
+    try:
+        return float(text)
+    except ValueError:
+        return None  # a header, or "[N/A]"
+
+
+def gpu_samples(path):
+    """The mean utilization over every sample of every GPU, as a share (None
+    without samples), the number of samples, and the device memory's peak
+    use and size in MiB (None where the CSV has no memory columns)."""
+    busy, peak, total = [], None, None
     with open(path) as f:
         for line in f:
             fields = [x.strip() for x in line.split(",")]
-            if len(fields) >= 3:
-                try:
-                    samples.append(float(fields[2]) / 100.0)
-                except ValueError:
-                    pass  # a header, or "[N/A]"
-    return (statistics.fmean(samples), len(samples)) if samples else (None, 0)
+            if len(fields) >= 3 and number(fields[2]) is not None:
+                busy.append(number(fields[2]) / 100.0)
+            if len(fields) >= 5 and number(fields[3]) is not None and number(fields[4]) is not None:
+                if peak is None or number(fields[3]) > peak:
+                    peak, total = number(fields[3]), number(fields[4])
+    share = statistics.fmean(busy) if busy else None
+    return share, len(busy), peak, total
 
 
 def grader_seconds(summary_path):
@@ -90,9 +102,11 @@ def main(argv):
         out["median_run_s"] = round(statistics.median(r.get("seconds", 0.0) for r in runs), 1)
         out["median_device_wait_s"] = round(statistics.median(r.get("device_wait_seconds", 0.0) for r in runs), 1)
     if a.gpu_util:
-        share, n = gpu_busy_share(a.gpu_util)
+        share, n, peak, total = gpu_samples(a.gpu_util)
         out["gpu_busy_share"] = None if share is None else round(share, 3)
         out["gpu_util_samples"] = n
+        if peak is not None:
+            out["gpu_memory_peak_mib"], out["gpu_memory_total_mib"] = peak, total
     per_submission_s, pairs = (a.grader_seconds, None) if a.grader_seconds else (None, 0)
     if a.grader_summary:
         per_submission_s, pairs = grader_seconds(a.grader_summary)

@@ -28,6 +28,15 @@ with tempfile.TemporaryDirectory() as batch:
             "median_run_s": 50.0, "median_device_wait_s": 10.0, "gpu_busy_share": 0.5, "gpu_util_samples": 3}
     if got != want:
         sys.exit(f"FAIL: {got} != {want}")
+    # With the device memory's columns: its peak use, and the device's size.
+    with open(util, "w") as f:
+        f.write("2026/12/06 10:00:00.000, 0, 100, 70000, 81559\n2026/12/06 10:00:01.000, 0, 50, 81000, 81559\n"
+                "2026/12/06 10:00:02.000, 0, 0, [N/A], 81559\n")
+    got = json.loads(subprocess.run([sys.executable, script, batch, "--since", str(since), "--until", str(until),
+                                     "--gpu-util", util], check=True, capture_output=True, text=True).stdout)
+    if (got.get("gpu_memory_peak_mib"), got.get("gpu_memory_total_mib"), got.get("gpu_util_samples")) \
+            != (81000.0, 81559.0, 3):
+        sys.exit(f"FAIL: device memory: {got}")
     # Upstream's grader, one submission after another: 20 and 40 s (a pair without a time is left out).
     summary = os.path.join(batch, "summary.json")
     with open(summary, "w") as f:

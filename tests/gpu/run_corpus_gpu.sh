@@ -34,7 +34,7 @@ start=$(date +%s)
 # The GPUs' utilization once a second, for the call's throughput figures.
 util_pid=
 if command -v nvidia-smi >/dev/null; then
-  nvidia-smi --query-gpu=timestamp,index,utilization.gpu --format=csv,noheader,nounits -l 1 -i 0 \
+  nvidia-smi --query-gpu=timestamp,index,utilization.gpu,memory.used,memory.total --format=csv,noheader,nounits -l 1 -i 0 \
     >"$OUT/corpus/gpu_util.csv" 2>/dev/null &
   util_pid=$!
 fi
