@@ -38,6 +38,12 @@ struct AtenOpsGroup {
   std::vector<std::string> gaps;  // why the record cannot vouch for the call
 };
 
+// Whether the group carries what skipped work is judged from (the measures
+// and its inputs' size) and has no gap: the judge
+// (runner/judge/ops_skipped_on_repeat.h) and the checks a run made
+// (run_checks.h) ask the same.
+inline bool measured(const AtenOpsGroup& g) { return g.gaps.empty() && g.work && g.input_elements; }
+
 struct BannedAtenOp {
   std::string op, banned_as, phase;
   int shape = -1;

@@ -48,9 +48,8 @@ std::set<std::string> runtime_checks_made(const json& run) {
   if (fresh) made.insert("speedup-vanishes-with-fresh-inputs");
   // On a GPU the trace holds fresh calls against bench calls; on the CPU the
   // ATen op record does (runner/judge/ops_skipped_on_repeat.h).
-  const bool ops_measured =
-      ops.complete && run.value("device", "") == "cpu" &&
-      std::all_of(ops.groups.begin(), ops.groups.end(), [](const AtenOpsGroup& g) { return g.work.has_value(); });
+  const bool ops_measured = ops.complete && run.value("device", "") == "cpu" &&
+                            std::all_of(ops.groups.begin(), ops.groups.end(), measured);
   if (fresh && (trace_whole || ops_measured)) made.insert("work-skipped-on-repeat");
   if (every_shape(run, [](const json& t) { return mode_checked(t, "bench"); })) made.insert("correct-only-untimed");
   // The off-grid probe judged sizes next to the graded ones, none refused.

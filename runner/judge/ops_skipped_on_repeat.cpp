@@ -17,7 +17,7 @@ constexpr long long kHollow = 5;
 const evidence::AtenOpsGroup* measured_group(const evidence::AtenOpsRecord& record, int shape,
                                              const std::string& phase) {
   for (const auto& g : record.groups)
-    if (g.shape == shape && g.phase == phase) return g.gaps.empty() && g.work ? &g : nullptr;
+    if (g.shape == shape && g.phase == phase) return evidence::measured(g) ? &g : nullptr;
   return nullptr;
 }
 
@@ -34,8 +34,7 @@ std::vector<rules::Finding> ops_skipped_on_repeat(const evidence::AtenOpsRecord&
     const evidence::AtenOpsGroup* fresh = measured_group(record, i, "fresh");
     const evidence::AtenOpsGroup* bench = measured_group(record, i, "bench");
     // Inputs of another size (a problem that draws its lengths) do other work.
-    if (fresh == nullptr || bench == nullptr || !fresh->input_elements || fresh->input_elements != bench->input_elements)
-      continue;
+    if (fresh == nullptr || bench == nullptr || *fresh->input_elements != *bench->input_elements) continue;
     long long fresh_ns = 0, skipped_ns = 0;
     std::vector<std::pair<long long, std::string>> skipped;  // (fresh ns, op)
     for (const auto& [name, f] : *fresh->work) {

@@ -1,6 +1,7 @@
 // run.json's timing[], correctness[], phases[] and first_calls[]: one writer
 // and one reader each (evidence/run_timing.h, run_correctness.h, run_phases.h).
 #include "evidence/run_aten_ops.h"
+#include "evidence/run_checks.h"
 #include "evidence/run_correctness.h"
 #include "evidence/run_phases.h"
 #include "evidence/run_timing.h"
@@ -221,4 +222,24 @@ TEST(RunAtenOps, AnOlderOrHandEditedDocumentGivesWhatItHas) {
   // Sums of a record's measures cannot overflow: each is kept at most kMaxOpMeasure.
   EXPECT_EQ(r.groups[0].work->at("aten.add.Tensor").elements, kaudit::evidence::kMaxOpMeasure);
   EXPECT_FALSE(kaudit::evidence::aten_ops_group_from_json(json::parse(R"({"shape": 0, "ops": {}})")).work);
+}
+
+// Skipped work is checked by the trace on a GPU, and on the CPU by an op
+// record whose every group carries the measures and its inputs' size (an
+// older record cannot say it was looked for).
+TEST(RunChecks, SkippedWorkIsCheckedOnTheCpuByAMeasuredOpRecord) {
+  json modes = json::object();
+  for (const char* m : {"bench", "fresh", "rewrite"}) modes[m] = {{"n", 6}, {"samples_passed", true}};
+  json group = {{"shape", 0}, {"phase", "fresh"}, {"calls", 1}, {"ops", {{"aten.mm.default", 1}}},
+                {"work", {{"aten.mm.default", {32768, 700000}}}}, {"input_elements", 24576}, {"gaps", json::array()}};
+  json run = {{"result", "correct"}, {"device", "cpu"},
+              {"timing", json::array({{{"shape_index", 0}, {"modes", modes}}})},
+              {"aten_ops", {{"complete", true}, {"banned", json::array()}, {"groups", json::array({group})}}}};
+  EXPECT_TRUE(kaudit::evidence::runtime_checks_made(run).count("work-skipped-on-repeat"));
+  json older = run;
+  older["aten_ops"]["groups"][0].erase("input_elements");
+  EXPECT_FALSE(kaudit::evidence::runtime_checks_made(older).count("work-skipped-on-repeat"));
+  json gpu = run;
+  gpu["device"] = "cuda";  // and no trace
+  EXPECT_FALSE(kaudit::evidence::runtime_checks_made(gpu).count("work-skipped-on-repeat"));
 }
