@@ -79,8 +79,7 @@ def main():
         send("hello", role=CONFIG["role"], pid=os.getpid(), environment=env)
         if CONFIG["role"] == "reference":
             phase = "reference"
-            run_reference(torch)
-            send("done")
+            send("done", **(run_reference(torch) or {}))
         else:
             # The runner reads from /proc which pipe this process's channel is
             # while nothing of the submission has run, then answers.

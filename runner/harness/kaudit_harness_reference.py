@@ -1,10 +1,11 @@
 """The reference's process: shapes, every correctness input, then the expected outputs of
 the inputs the submission's calls saw."""
 import os
-from kaudit_harness_protocol import _loads, _token_hex, CONFIG, device_idle, device_turn, open_existing, receive, send
+from kaudit_harness_protocol import (_loads, _perf_counter, _token_hex, CONFIG, device_idle, device_turn, open_existing,
+    receive, send)
 from kaudit_harness_seals import T
-from kaudit_harness_tensors import (host_values, inputs_digest, read_files, read_values, returned, same_values,
-    tensor_bytes, write_values)
+from kaudit_harness_tensors import (device_memory, host_values, inputs_digest, read_files, read_values, returned,
+    same_values, tensor_bytes, write_values)
 from kaudit_harness_probes import HABIT_CHECK_BYTES, make_input_probes, reference_habits
 from kaudit_harness_problem import Problem
 from kaudit_harness_tracer import Tracer
@@ -22,18 +23,53 @@ def seeded_inputs(problem, job):
     return inputs
 
 
+class Parts:
+    """Seconds by part of a step, for its phase record (run.json `phases[]`'s
+    `parts`): where the reference's input generation and expected outputs go.
+    The waits for the device's turn are apart (`device_wait`)."""
+
+    def __init__(self):
+        self.seconds = {}
+        self._part, self._since = None, 0.0
+
+    def start(self, part):
+        """`part` from now until the next start() or stop()."""
+        self.stop()
+        self._part, self._since = part, _perf_counter()
+
+    def stop(self):
+        if self._part is not None:
+            self.seconds[self._part] = self.seconds.get(self._part, 0.0) + _perf_counter() - self._since
+        self._part = None
+
+    def turn(self):
+        """device_turn(), its wait counted apart."""
+        part = self._part
+        self.start("device_wait")
+        device_turn()
+        self.stop()
+        if part is not None:
+            self.start(part)
+
+    def report(self):
+        self.stop()
+        return {k: round(v, 4) for k, v in self.seconds.items()}
+
+
 def run_reference(torch):
+    """The reference's steps; what its last message ("done") says besides."""
     problem = Problem(torch)
     send("shapes", shapes=problem.shapes, graded=problem.graded_count, indices=problem.graded_indices)
     # Wait for the device's turn (runs that share a GPU take turns at it).
     if not receive():
-        return
+        return {}
     # Names nobody can guess: the reference's files are never ones the
     # submission made (and it cannot write where they go, in the sandbox).
     token = _token_hex(8)
     inputs_dir = os.path.join(CONFIG["xfer"], "in")
     expected_dir = os.path.join(CONFIG["xfer"], "exp")
     mutating_shapes = set()  # shapes whose reference writes into its inputs
+    parts = Parts()
     with torch.no_grad():
         for i in range(len(problem.shapes)):
             problem.apply_shape(i)
@@ -48,7 +84,8 @@ def run_reference(torch):
                     send("case", shape=i, case=j, inputs=[], seed=case["seed"])
                     continue
                 if case["seed"] not in written:
-                    device_turn()
+                    parts.turn()
+                    parts.start("draw")
                     inputs = problem.gen_inputs(case["seed"])
                     scalable = [isinstance(v, torch.Tensor) and v.is_floating_point() and v.element_size() >= 2
                                 for v in inputs]
@@ -57,17 +94,20 @@ def run_reference(torch):
                         # timed calls' fresh and rewrite inputs are drawn again
                         # here from the runner's seeds, never taken from files
                         # the submission's process wrote (docs/runner.md).
+                        parts.start("draw_again")
                         again = problem.gen_inputs(case["seed"])
                         reproducible = same_values(torch, inputs, again) and len(inputs) == len(again)
                         send("reproducible", shape=i, reproducible=reproducible)
                         del again
                         by_seed = reproducible and tensor_bytes(torch, inputs) > CONFIG.get("seeded_case_bytes", SEEDED_CASE_BYTES)
                     if j == 0 and tensor_bytes(torch, inputs) <= HABIT_CHECK_BYTES:
+                        parts.start("habits")
                         changed, aliased = reference_habits(torch, problem, inputs)
                         if changed:
                             mutating_shapes.add(i)
                         send("reference_habits", shape=i, changes_inputs=changed, aliases_input=aliased)
                     # Copied to host memory under the turn; written without it.
+                    parts.start("files")
                     inputs = host_values(inputs)
                     device_idle()
                     written[case["seed"]] = (
@@ -78,15 +118,16 @@ def run_reference(torch):
                 if case["scale"] != 1.0:
                     entries = [dict(e, scale=case["scale"]) if s else e for e, s in zip(entries, scalable)]
                 send("case", shape=i, case=j, inputs=entries)
+        parts.start("probes")
         make_input_probes(torch, problem, token, inputs_dir)
     if CONFIG["device"] == "cuda":
         torch.cuda.empty_cache()
-    send("generated")
+    send("generated", parts=parts.report())
     # The runner sends the path of the check jobs once the submission is done:
     # the expected outputs do not exist while the submission runs.
     line = receive()
     if not line:
-        return
+        return {"device_memory": device_memory(torch)}
     with open_existing(line) as f:
         jobs = _loads(f.read())["jobs"]
     # Jobs on the same input files (a seed's case, its stress cases, bench
@@ -99,6 +140,7 @@ def run_reference(torch):
     # The reference's own calls, marked in a traced run: what it spends on
     # work its rule pack does not ban is the glue the submission may spend too.
     tracer = Tracer()
+    parts = Parts()
     with torch.no_grad():
         for n, job in enumerate(jobs):
             i = job["shape"]
@@ -107,8 +149,10 @@ def run_reference(torch):
             if files_of(job) != cached_files or i in mutating_shapes:
                 cache, cached_files = {}, files_of(job)
             # Files are read, and outputs written, without the device's turn.
+            parts.start("read")
             host = {} if "seed" in job else read_files(torch, job["inputs"], cache)
-            device_turn()
+            parts.turn()
+            parts.start("compute")
             if i not in models:
                 models = {i: problem.make_model(problem.ref.Model)}
             digest = {}
@@ -124,8 +168,11 @@ def run_reference(torch):
             outs = host_values(returned(got))
             del inputs, got
             device_idle()
+            parts.start("write")
             entries = write_values(torch, outs, os.path.join(expected_dir, "%s_%s_" % (token, job["id"])))
+            parts.stop()
             send("expected", id=job["id"], outputs=entries, **digest)
+    return {"parts": parts.report(), "device_memory": device_memory(torch)}
 
 
 # A shape whose inputs are bigger than this, and drawn again bit for bit from

@@ -4,7 +4,7 @@ import os
 from kaudit_harness_protocol import (_loads, _perf_counter, _token_hex, CONFIG, device_idle, device_turn, fail,
     open_existing, raised_by, receive, send)
 from kaudit_harness_seals import check_seals, seals, T
-from kaudit_harness_tensors import (clone_tensor, HOLD_BYTES, HOST_POOL_MARGIN, host_values, inputs_digest,
+from kaudit_harness_tensors import (clone_tensor, device_memory, HOLD_BYTES, HOST_POOL_MARGIN, host_values, inputs_digest,
     OutputChecks, poison, read_files, read_values, returned, same_values, settle_host_allocator,
     STREAM_PROBE_SLEEP_CYCLES, sync, tensor_bytes, write_values)
 from kaudit_harness_problem import load_module, Problem
@@ -428,4 +428,4 @@ class SubmissionCalls:
             fail(phase, e)
             return
         check_seals(sealed, tampered, "end")
-        send("done")
+        send("done", device_memory=device_memory(self.torch))

@@ -257,3 +257,16 @@ HOLD_BYTES = 4 << 30
 
 def tensor_bytes(torch, values):
     return sum(v.numel() * v.element_size() for v in values if isinstance(v, torch.Tensor))
+
+
+def device_memory(torch):
+    """This process's device memory peaks as torch's allocator saw them (a
+    CUDA run; else nothing): what runs side by side on one device must fit in."""
+    if CONFIG["device"] != "cuda":
+        return {}
+    mib = 1 << 20
+    try:
+        return {"peak_allocated_mib": round(torch.cuda.max_memory_allocated() / mib, 1),
+                "peak_reserved_mib": round(torch.cuda.max_memory_reserved() / mib, 1)}
+    except Exception:  # noqa: BLE001 - a peak not to be had is no fault of the run
+        return {}

@@ -53,6 +53,7 @@ json RunResult::to_json() const {
   if (hardware) doc["hardware"] = *hardware;
   if (device_wait_seconds) doc["device_wait_seconds"] = *device_wait_seconds;
   if (device_turns) doc["device_turns"] = *device_turns;
+  if (!device_memory.empty()) doc["device_memory"] = device_memory;
   std::vector<rules::Finding> sorted = findings;
   rules::sort_and_deduplicate(sorted);
   for (const auto& x : sorted) doc["findings"].push_back(rules::to_json(x));

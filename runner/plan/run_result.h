@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -68,6 +69,10 @@ struct RunResult {
   double seconds = 0;
   std::optional<double> device_wait_seconds;  // runs sharing a device
   std::optional<nlohmann::json> device_turns;  // and the turns they took: DeviceAccess::turns_json
+  // Process (reference, submission) -> its device memory's peaks as torch's
+  // allocator saw them (peak_allocated_mib, peak_reserved_mib), as each
+  // process reported them: diagnostics of runs side by side, never evidence.
+  std::map<std::string, std::map<std::string, double>> device_memory;
 
   void set_error(const std::string& phase, const std::string& reason, const nlohmann::json& detail = nullptr);
   // One step of `process` ("reference", "submission", "runner") that began at `since`.

@@ -44,6 +44,9 @@ struct SubmissionReport {
   std::vector<std::string> violations;  // messages out of protocol: malformed, out of order, forged
   nlohmann::json error;  // the harness's error message, or null
   bool done = false;     // the harness said every call was made
+  // Its device memory's peaks as its own process reported them with "done"
+  // (RunResult::device_memory): the submission's word, never evidence.
+  std::map<std::string, double> device_memory;
   long pid = 0;          // the submission's process id (for its trace)
 };
 

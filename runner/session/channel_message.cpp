@@ -2,6 +2,8 @@
 
 #include "common/utf8.h"
 
+#include <algorithm>
+#include <cctype>
 #include <map>
 #include <vector>
 
@@ -62,7 +64,10 @@ const Schema& common_events() {
       {"hello", {{"role", Type::string}, {"pid", Type::integer}, {"environment", Type::object}}},
       {"error", {{"phase", Type::string}, {"type", Type::string}, {"message", Type::string},
                  {"traceback", Type::string, false}}},
-      {"done", {}},
+      // The last message: what the process says of itself besides (the
+      // device memory's peaks, the reference's expected outputs by part),
+      // read through measures_of().
+      {"done", {{"device_memory", Type::object, false}, {"parts", Type::object, false}}},
       // A point where untimed GPU work may pause for a run waiting to time
       // (DeviceTurns::yield_to_timing); the runner answers "go".
       {"turn", {}},
@@ -88,7 +93,7 @@ const Schema& reference_events() {
                        {"dim", Type::string}, {"from", Type::integer}, {"to", Type::integer}, {"step", Type::string}}},
       {"probe_skipped", {{"probe", Type::string}, {"shape", Type::integer}, {"name", Type::string},
                          {"tried", Type::array}, {"skip", Type::string}, {"reason", Type::string}}},
-      {"generated", {}},
+      {"generated", {{"parts", Type::object, false}}},
       {"expected", {{"id", Type::string}, {"outputs", Type::entries}, {"inputs_digest", Type::string, false}}},
   };
   return s;
@@ -157,6 +162,21 @@ std::string malformed_message(const json& m, Speaker speaker) {
   if (ev == "timing") return malformed_samples(m["samples"]);
   if (ev == "timed" && m["ms"].get<double>() < 0) return "timed: a negative time";
   return "";
+}
+
+std::map<std::string, double> measures_of(const json& m, const char* key) {
+  std::map<std::string, double> out;
+  const auto it = m.find(key);
+  if (it == m.end() || !it->is_object()) return out;
+  for (const auto& [name, value] : it->items()) {
+    if (out.size() >= kMaxMeasures) break;
+    const bool word = !name.empty() && name.size() <= 40 &&
+                      std::all_of(name.begin(), name.end(), [](unsigned char c) { return std::isalnum(c) || c == '_'; });
+    if (!word || !value.is_number()) continue;
+    const double v = value.get<double>();
+    if (v >= 0 && v <= 1e12) out[name] = v;  // NaN fails both
+  }
+  return out;
 }
 
 }  // namespace kaudit::run

@@ -1,6 +1,7 @@
 #include "runner/session/reference_session.h"
 
 #include "runner/session/channel.h"
+#include "runner/session/channel_message.h"
 #include "runner/judge/compare.h"
 #include "runner/session/launch.h"
 #include "common/utf8.h"
@@ -84,6 +85,7 @@ double ReferenceSession::on_message(const json& m) {
   }
   if (ev == "generated") {
     generated_ = true;
+    inputs_parts_ = measures_of(m, "parts");
     return -1;
   }
   if (ev == "expected") {
@@ -94,6 +96,8 @@ double ReferenceSession::on_message(const json& m) {
   }
   if (ev == "done") {
     checked_ = true;
+    expected_parts_ = measures_of(m, "parts");
+    if (auto memory = measures_of(m, "device_memory"); !memory.empty()) result_.device_memory["reference"] = memory;
     return -1;
   }
   if (ev == "error") {
@@ -168,7 +172,9 @@ bool ReferenceSession::prepare() {
     });
     inputs_over_budget_ = out.stopped;
     turn_.release();
-    result_.add_phase("reference", {{"phase", "inputs"}}, since);
+    json step = {{"phase", "inputs"}};
+    if (!inputs_parts_.empty()) step["parts"] = inputs_parts_;
+    result_.add_phase("reference", step, since);
   }
   if (generated_) return true;
   result_.set_error("reference", failure_reason(out.timed_out), {{"stderr_tail", tail(child_->stderr_text(), 4000)}});
@@ -196,7 +202,9 @@ std::map<std::string, json> ReferenceSession::expected_outputs(const json& jobs,
       return wait;
     });
   turn_.release();
-  result_.add_phase("reference", {{"phase", "expected outputs"}, {"jobs", jobs.size()}}, since);
+  json step = {{"phase", "expected outputs"}, {"jobs", jobs.size()}};
+  if (!expected_parts_.empty()) step["parts"] = expected_parts_;
+  result_.add_phase("reference", step, since);
   if (!checked_) {
     // Submission errors come first: they are what the user needs to see.
     std::string reason;

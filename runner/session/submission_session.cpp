@@ -1,5 +1,7 @@
 #include "runner/session/submission_session.h"
 
+#include "runner/session/channel_message.h"
+
 #include "runner/session/channel.h"
 #include "runner/process/hardware.h"
 #include "runner/session/launch.h"
@@ -131,6 +133,7 @@ double SubmissionSession::on_message(const json& m) {
   if (ev == "done") {
     if (open_mode_ || !unsummarized_.empty()) return violation("'done' while a timing mode was still open");
     report_.done = true;
+    report_.device_memory = measures_of(m, "device_memory");
     return -1;
   }
   return violation("an unexpected '" + ev + "' message");

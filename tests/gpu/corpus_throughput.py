@@ -15,7 +15,9 @@ fails for device memory is retried alone, at the end of the batch). With upstrea
 submission (check.py and benchmark.py, one after the other on one GPU: the
 mean `grader_seconds` of tests/gpu/grader_compare.sh's summary.json, or a
 figure), also the rate the grader itself reaches run sequentially, and
-kaudit's rate over it. Prints one JSON object.
+kaudit's rate over it. Also where the runs' time went (run.json `phases`,
+summed, and the reference's steps by part) and each problem's device memory
+per run (run.json `device_memory`). Prints one JSON object.
 """
 import argparse
 import json
@@ -77,6 +79,33 @@ def grader_seconds(summary_path):
     return (statistics.fmean(times), len(times)) if times else (None, 0)
 
 
+def where_time_went(runs):
+    """Seconds summed over the runs by "process phase", and the reference's
+    inputs and expected outputs by part (run.json `phases[]`'s `parts`)."""
+    phases, parts = {}, {}
+    for r in runs:
+        for p in r.get("phases", []):
+            key = "%s %s" % (p.get("process"), p.get("phase"))
+            phases[key] = phases.get(key, 0.0) + p.get("seconds", 0.0)
+            for part, s in (p.get("parts") or {}).items():
+                parts.setdefault(key, {})[part] = parts.get(key, {}).get(part, 0.0) + s
+    rounded = lambda d: {k: round(v, 1) for k, v in sorted(d.items())}
+    return rounded(phases), {k: rounded(v) for k, v in sorted(parts.items())}
+
+
+def device_memory_by_problem(runs):
+    """Per problem, the most device memory one run's two processes reserved
+    together (run.json `device_memory`, MiB): what runs side by side must fit."""
+    peaks = {}
+    for r in runs:
+        memory = r.get("device_memory") or {}
+        mib = sum((memory.get(p) or {}).get("peak_reserved_mib", 0.0) for p in ("reference", "submission"))
+        name = (r.get("problem") or {}).get("name", "?")
+        if mib > 0:
+            peaks[name] = max(peaks.get(name, 0.0), round(mib, 1))
+    return dict(sorted(peaks.items()))
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("batch")
@@ -101,6 +130,8 @@ def main(argv):
     if runs:
         out["median_run_s"] = round(statistics.median(r.get("seconds", 0.0) for r in runs), 1)
         out["median_device_wait_s"] = round(statistics.median(r.get("device_wait_seconds", 0.0) for r in runs), 1)
+        out["phases_s"], out["reference_parts_s"] = where_time_went(runs)
+        out["device_memory_peak_mib_by_problem"] = device_memory_by_problem(runs)
     if a.gpu_util:
         share, n, peak, total = gpu_samples(a.gpu_util)
         out["gpu_busy_share"] = None if share is None else round(share, 3)

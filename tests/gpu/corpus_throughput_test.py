@@ -14,8 +14,14 @@ with tempfile.TemporaryDirectory() as batch:
                                          ("c", 999_000, 10.0, 1.0)]:  # c: an earlier call's
         os.mkdir(os.path.join(batch, name))
         path = os.path.join(batch, name, "run.json")
+        inputs_s, parts, memory = {"a": (3.0, {"draw": 1.0, "files": 2.0}, (1000.0, 3000.0)),
+                                   "b": (2.0, {"draw": 0.5}, (500.0, None))}.get(name, (0.0, {}, (None, None)))
+        run = {"seconds": seconds, "device_wait_seconds": wait, "problem": {"name": "moe"},
+               "phases": [{"process": "reference", "phase": "inputs", "seconds": inputs_s, "parts": parts}],
+               "device_memory": {process: {"peak_reserved_mib": mib}
+                                 for process, mib in zip(("reference", "submission"), memory) if mib}}
         with open(path, "w") as f:
-            json.dump({"seconds": seconds, "device_wait_seconds": wait}, f)
+            json.dump(run, f)
         os.utime(path, (written, written))
     os.mkdir(os.path.join(batch, "unfinished"))  # no run.json
     util = os.path.join(batch, "util.csv")
@@ -25,7 +31,10 @@ with tempfile.TemporaryDirectory() as batch:
     got = json.loads(subprocess.run([sys.executable, script, batch, "--since", str(since), "--until", str(until),
                                      "--gpu-util", util], check=True, capture_output=True, text=True).stdout)
     want = {"runs_finished": 2, "wall_s": 360.0, "gpus": 1, "submissions_per_gpu_hour": 20.0,
-            "median_run_s": 50.0, "median_device_wait_s": 10.0, "gpu_busy_share": 0.5, "gpu_util_samples": 3}
+            "median_run_s": 50.0, "median_device_wait_s": 10.0, "gpu_busy_share": 0.5, "gpu_util_samples": 3,
+            # where the two runs' time went, and the most one MoE run's two processes reserved
+            "phases_s": {"reference inputs": 5.0}, "reference_parts_s": {"reference inputs": {"draw": 1.5, "files": 2.0}},
+            "device_memory_peak_mib_by_problem": {"moe": 4000.0}}
     if got != want:
         sys.exit(f"FAIL: {got} != {want}")
     # With the device memory's columns: its peak use, and the device's size.

@@ -3,7 +3,9 @@
 
 #include <gtest/gtest.h>
 
+using kaudit::run::kMaxMeasures;
 using kaudit::run::malformed_message;
+using kaudit::run::measures_of;
 using kaudit::run::Speaker;
 using json = nlohmann::json;
 
@@ -81,4 +83,30 @@ TEST(ChannelMessage, OpsAndStateDictMessages) {
   EXPECT_NE(malformed_message({{"event", "state_dict"}, {"shape", 0}, {"status", "failed"}, {"reason", 7}},
                               Speaker::submission),
             "");
+}
+
+// What a process says of itself with "generated" and "done" (seconds by
+// part, device memory's peaks) is diagnostics from a process the submission
+// may reach: only named numbers in range are kept, a handful at most.
+TEST(ChannelMessage, MeasuresKeepOnlyNamedNumbersInRange) {
+  EXPECT_EQ(malformed_message({{"event", "done"}, {"device_memory", {{"peak_reserved_mib", 512.0}}}},
+                              Speaker::submission),
+            "");
+  EXPECT_NE(malformed_message({{"event", "done"}, {"device_memory", 512}}, Speaker::submission), "");
+  EXPECT_EQ(malformed_message({{"event", "generated"}, {"parts", {{"draw", 1.5}}}}, Speaker::reference), "");
+  const json m = {{"event", "done"},
+                  {"parts",
+                   {{"read", 0.5},
+                    {"compute", 2},
+                    {"negative", -1},
+                    {"huge", 1e300},
+                    {"text", "3"},
+                    {"odd name!", 1},
+                    {std::string(41, 'a'), 1}}}};
+  const auto kept = measures_of(m, "parts");
+  EXPECT_EQ(kept, (std::map<std::string, double>{{"compute", 2.0}, {"read", 0.5}}));
+  EXPECT_TRUE(measures_of(m, "device_memory").empty());
+  json many = {{"event", "done"}, {"parts", json::object()}};
+  for (int k = 0; k < 100; ++k) many["parts"]["p" + std::to_string(k)] = k;
+  EXPECT_EQ(measures_of(many, "parts").size(), kMaxMeasures);
 }

@@ -118,6 +118,14 @@ TEST(RunnerCpu, CleanSubmissionIsCorrectWithNoFindings) {
     EXPECT_EQ(steps.count(once), 1u) << once;
   EXPECT_EQ(steps.count("submission correctness"), 2u);
   EXPECT_EQ(steps.count("submission timing"), 6u);  // 2 shapes, 3 modes
+  // The reference's steps say where their time went, part by part.
+  const std::map<std::string, std::vector<std::string>> parts = {{"inputs", {"draw", "files"}},
+                                                                 {"expected outputs", {"read", "compute", "write"}}};
+  for (const auto& p : r["phases"]) {
+    const auto want = parts.find(p["phase"].get<std::string>());
+    if (p["process"] != "reference" || want == parts.end()) continue;
+    for (const auto& part : want->second) EXPECT_GT(p["parts"].value(part, 0.0), 0.0) << part << " " << p;
+  }
   // Stress cases really are scaled: x and w by 100 make the output ~10^4 times
   // larger, and the absolute tolerance grows with it; scaled by 0.01 it stays.
   const double atol = r["settings"]["tolerance"]["atol"];
