@@ -3,6 +3,7 @@
 #include "audit/batch_folder.h"
 #include "audit/finding_catalog.h"
 #include "audit/interrupt.h"
+#include "audit/job_pool.h"
 #include "audit/progress.h"
 #include "audit/submission_audit.h"
 #include "evidence/json_file.h"
@@ -25,7 +26,6 @@
 #include <set>
 #include <sstream>
 #include <stdexcept>
-#include <thread>
 
 namespace kaudit::audit {
 namespace fs = std::filesystem;
@@ -130,30 +130,27 @@ std::vector<json> run_jobs(const std::vector<AuditItem>& items, const std::vecto
       std::lock_guard<std::mutex> lock(print_mutex);
       board.phase(key, step);
     };
-  std::atomic<size_t> next{0}, done{0};
-  auto worker = [&](int w) {
-    for (size_t i = next++; i < items.size() && !run::children_interrupted(); i = next++) {
-      {
-        std::lock_guard<std::mutex> lock(print_mutex);
-        board.started(items[i].key, RunningBoard::Clock::now());
-      }
-      const SubmissionOutcome out = audit_submission(items[i], analyses[i], plan, slots[static_cast<std::size_t>(w)]);
+  std::atomic<size_t> done{0};
+  JobPool pool;
+  for (int w = 0; w < jobs; ++w) slots[static_cast<std::size_t>(w)].lend_place = [&pool, w] { pool.lend(w); };
+  auto work = [&](size_t i, int w) {
+    {
       std::lock_guard<std::mutex> lock(print_mutex);
-      board.finished(items[i].key);
-      std::cout << board.erase_live();  // the finished line goes above the live block (a terminal)
-      if (out.status == "interrupted") continue;  // nothing of it was written: the next audit runs it
-      entries[i] = summary_entry(items[i], out);
-      const size_t n = ++done;
-      if (!out.error.empty()) std::cerr << "kaudit audit: " << items[i].key << ": " << out.error << "\n";
-      if (!o.quiet) print_progress(items[i], out, entries[i], n, items.size());
-      board.spoke(RunningBoard::Clock::now());
+      board.started(items[i].key, RunningBoard::Clock::now());
     }
+    const SubmissionOutcome out = audit_submission(items[i], analyses[i], plan, slots[static_cast<std::size_t>(w)]);
+    std::lock_guard<std::mutex> lock(print_mutex);
+    board.finished(items[i].key);
+    std::cout << board.erase_live();  // the finished line goes above the live block (a terminal)
+    if (out.status == "interrupted") return;  // nothing of it was written: the next audit runs it
+    entries[i] = summary_entry(items[i], out);
+    const size_t n = ++done;
+    if (!out.error.empty()) std::cerr << "kaudit audit: " << items[i].key << ": " << out.error << "\n";
+    if (!o.quiet) print_progress(items[i], out, entries[i], n, items.size());
+    board.spoke(RunningBoard::Clock::now());
   };
   Heartbeat heartbeat(o.quiet ? 0 : o.heartbeat_s, board, print_mutex, live_progress());
-  std::vector<std::thread> threads;
-  for (int w = 1; w < jobs; ++w) threads.emplace_back(worker, w);
-  worker(0);
-  for (auto& t : threads) t.join();
+  pool.run(items.size(), jobs, work, [] { return run::children_interrupted(); });
   return entries;
 }
 

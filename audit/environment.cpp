@@ -203,6 +203,7 @@ run::RunResult run_guarded(const std::function<run::RunResult()>& attempt, Batch
   // retry, the run keeps why it was made (interrupted.json's environment_retry).
   json retry = {{"first_cause", *cause}, {"attempts", 1}};
   h.release();
+  if (gate && s.on_retry_wait) s.on_retry_wait(*cause);
   h = hold(true);
   if (run::children_interrupted()) {
     first.environment_retry = retry;

@@ -83,6 +83,9 @@ struct GuardSettings {
   std::uintmax_t min_free_memory_bytes = 0;
   std::function<std::optional<std::uintmax_t>()> available_memory = available_memory_bytes;
   std::chrono::milliseconds memory_poll{1000};
+  // Told, with the first failure's cause, when a run begins to wait for the
+  // batch before its retry alone (its worker's place is lent meanwhile).
+  std::function<void(const std::string& cause)> on_retry_wait = nullptr;
 };
 
 // Runs `attempt` under the gate (null: no other runs) with the guard's

@@ -183,6 +183,10 @@ std::optional<RunEvidence> run_evidence(const AuditItem& item, const BatchPlan& 
     };
     GuardSettings guard{workspace_root(), plan.min_free_bytes, slot.device_turns != nullptr};
     guard.min_free_memory_bytes = plan.min_free_memory_bytes;
+    guard.on_retry_wait = [&](const std::string& cause) {
+      if (slot.on_phase) slot.on_phase(item.key, "failed for the machine (" + cause + "): to run again alone at the end");
+      if (slot.lend_place) slot.lend_place();
+    };
     const run::RunResult result = run_guarded(attempt, slot.gate.get(), guard);
     if (run::children_interrupted()) {  // its children were killed: nothing of it is evidence
       out.status = "interrupted";

@@ -78,6 +78,9 @@ struct JobSlot {
   // Told each step of a run as it starts (submission key, the step): the
   // progress lines (audit/progress.h).
   std::function<void(const std::string&, const std::string&)> on_phase;
+  // Told when its run waits for the rest of the batch to be made again
+  // alone: another worker takes this place meanwhile (audit/job_pool.h).
+  std::function<void()> lend_place;
 };
 
 struct SubmissionOutcome {

@@ -2,13 +2,17 @@
 // environment's, the one retry with the batch to itself, and that a
 // submission failing the same way alone is judged on its failure.
 #include "audit/environment.h"
+#include "audit/job_pool.h"
 #include "runner/process/child_process.h"
 
 #include <gtest/gtest.h>
 
 #include <future>
 
+#include <algorithm>
 #include <atomic>
+#include <condition_variable>
+#include <mutex>
 #include <cstdlib>
 #include <chrono>
 #include <filesystem>
@@ -265,4 +269,56 @@ TEST(Environment, ShortMemoryWithNoOtherRunStartsAtOnce) {
   run_guarded([&] { ++attempts; return passed(); }, nullptr, s);
   EXPECT_EQ(attempts, 2);
   EXPECT_TRUE(kaudit::audit::available_memory_bytes().has_value()) << "/proc/meminfo's MemAvailable is read";
+}
+
+// A run waiting for the batch before its retry alone lends its worker's
+// place: the batch keeps its N runs going meanwhile. Before, its worker
+// waited with it, and on one H100 a batch of six jobs ran on five for the
+// rest of the call. Here two jobs and five items: item 0 waits (as a retry
+// does) until every other item is done, and items 1 and 2 must run at once,
+// which only a lent place allows.
+TEST(JobPool, AWorkerThatWaitsForTheBatchLendsItsPlace) {
+  kaudit::audit::JobPool pool;
+  std::mutex m;
+  std::condition_variable changed;
+  int others_done = 0, running = 0, most_at_once = 0;
+  bool waited_out = true;
+  const auto limit = std::chrono::seconds(30);
+  auto work = [&](std::size_t item, int slot) {
+    std::unique_lock<std::mutex> lock(m);
+    if (item == 0) {
+      lock.unlock();
+      pool.lend(slot);
+      lock.lock();
+      waited_out = changed.wait_for(lock, limit, [&] { return others_done == 4; });
+      return;
+    }
+    most_at_once = std::max(most_at_once, ++running);
+    changed.notify_all();
+    // Items 1 and 2 each wait for a second one beside them.
+    if (item <= 2) changed.wait_for(lock, limit, [&] { return running >= 2 || most_at_once >= 2; });
+    --running;
+    ++others_done;
+    changed.notify_all();
+  };
+  pool.run(5, 2, work, [] { return false; });
+  EXPECT_TRUE(waited_out) << "the waiting item never saw the others done";
+  EXPECT_EQ(others_done, 4);
+  EXPECT_EQ(most_at_once, 2) << "the place of the waiting worker was not lent";
+}
+
+// Stopped (SIGINT), the pool takes no new item, a lent place included.
+TEST(JobPool, NoItemIsTakenOnceStopped) {
+  kaudit::audit::JobPool pool;
+  std::atomic<int> ran{0};
+  std::atomic<bool> stop{false};
+  pool.run(
+      10, 3,
+      [&](std::size_t, int slot) {
+        ++ran;
+        stop = true;
+        pool.lend(slot);
+      },
+      [&] { return stop.load(); });
+  EXPECT_LE(ran.load(), 3);  // at most the items the three workers took before the stop
 }
