@@ -780,7 +780,11 @@ json stage_config(const RunPlan& plan, const Workspace& ws, const std::map<std::
           // Every mode's timed calls start from the same cache state (docs/runner.md, "Timing").
           {"flush_bytes", o.cache_flush_bytes.value_or(
                               2 * (plan.cpu ? std::min(host_last_level_cache_bytes(), 128.0 * (1 << 20)) : l2_bytes))},
-          {"keep_alive_bytes", plan.cpu ? 256.0 * (1 << 20) : 16.0 * (1 << 30)},
+          // Fresh inputs kept alive so that each call's addresses differ from the
+          // calls before it; on the GPU no more than a run beside others can
+          // hold (16 GiB made an MoE run's submission reserve 37 GB of an
+          // H100's 80: two such runs side by side ran out of device memory).
+          {"keep_alive_bytes", plan.cpu ? 256.0 * (1 << 20) : 4.0 * (1 << 30)},
           {"poison", o.poison},
           {"timing_turns", o.device_turns != nullptr},
           {"reference_changes_inputs", reference_changing},
