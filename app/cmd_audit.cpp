@@ -86,6 +86,10 @@ void add_audit_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--min-free-memory-gib", a->options.min_free_memory_gib,
                   "host memory (MemAvailable) a run needs to start beside others; short of it, it waits until "
                   "there is enough or no other run is left (default: an eighth of the machine's memory)");
+  cmd->add_option("--device-memory-gib", a->options.device_memory_gib,
+                  "device memory the runs on one GPU may need together: a run starts beside others only while "
+                  "what they need and what it needs fit (learned per problem from its runs; 0: not held back; "
+                  "default: the device's memory from nvidia-smi)");
   cmd->add_option("--min-free-gib", a->options.min_free_gib,
                   "free space under $TMPDIR (or /tmp) a run needs to start beside others; short of it, it runs "
                   "alone, and not at all when even then there is too little (infrastructure-error)")

@@ -49,6 +49,7 @@ BatchPlan make_batch_plan(const std::vector<AuditItem>& items, const AuditOption
   plan.unsafe_no_sandbox = o.unsafe_no_sandbox;
   plan.max_tasks = o.max_tasks;
   plan.min_free_bytes = static_cast<std::uintmax_t>(o.min_free_gib * 1024.0 * 1024.0 * 1024.0);
+  plan.device_memory_gib = o.device_memory_gib;
   plan.min_free_memory_bytes = o.min_free_memory_gib >= 0
                                    ? static_cast<std::uintmax_t>(o.min_free_memory_gib * 1024.0 * 1024.0 * 1024.0)
                                    : total_memory_bytes().value_or(0) / 8;
@@ -104,6 +105,34 @@ bool live_progress() {
   return isatty(STDOUT_FILENO) && !(term && std::string(term) == "dumb");
 }
 
+// Each GPU's memory shared by the runs on it (audit/device_memory.h), told
+// what the batch's runs kept from earlier calls needed.
+void share_device_memory(const std::vector<AuditItem>& items, const BatchPlan& plan, std::vector<JobSlot>& slots) {
+  if (plan.device != "cuda" || slots.size() < 2 || plan.device_memory_gib == 0) return;
+  std::map<std::string, int> jobs_on;
+  for (const auto& s : slots) ++jobs_on[s.gpu];
+  std::map<std::string, std::shared_ptr<DeviceMemoryBudget>> budgets;
+  for (auto& s : slots) {
+    if (!budgets.count(s.gpu)) {
+      const std::optional<double> total =
+          plan.device_memory_gib > 0 ? std::optional<double>(plan.device_memory_gib * 1024) : device_memory_total_mib(s.gpu);
+      budgets[s.gpu] = total ? std::make_shared<DeviceMemoryBudget>(*total, jobs_on[s.gpu]) : nullptr;
+    }
+    s.device_memory = budgets[s.gpu];
+  }
+  for (const auto& item : items) {
+    if (!item.problem) continue;
+    std::optional<json> doc;
+    try {
+      doc = evidence::read_json_file(plan.out_dir / item.key / "run.json");
+    } catch (const std::exception&) {  // unreadable: nothing learned from it
+    }
+    if (const auto need = doc ? run_need_mib(*doc) : std::nullopt)
+      for (auto& [gpu, budget] : budgets)
+        if (budget) budget->learn(problem_key(*item.problem), *need);
+  }
+}
+
 // Stage 2: runs (in parallel with --jobs) and verdicts. Jobs on one device
 // take turns at it (run::RunOptions::device_turns).
 std::vector<json> run_jobs(const std::vector<AuditItem>& items, const std::vector<std::optional<StaticEvidence>>& analyses,
@@ -122,6 +151,7 @@ std::vector<json> run_jobs(const std::vector<AuditItem>& items, const std::vecto
       s.device_turns = t;
     }
   }
+  share_device_memory(items, plan, slots);
   std::vector<json> entries(items.size());
   std::mutex print_mutex;
   RunningBoard board(items.size());  // under print_mutex

@@ -40,6 +40,9 @@ struct AuditOptions {
   // Host memory a run needs available to start beside others (it waits
   // otherwise); negative: an eighth of the machine's memory.
   double min_free_memory_gib = -1;
+  // The device memory runs side by side may need together (audit/device_memory.h);
+  // negative: the device's own (nvidia-smi), 0: runs are not held back for it.
+  double device_memory_gib = -1;
   // CI outputs written beside the reports when not empty (--sarif, --junit;
   // docs/report-format.md): SARIF 2.1.0 with every verdict's findings, JUnit XML.
   std::filesystem::path sarif, junit;

@@ -37,6 +37,7 @@ void check_audit_options(const AuditOptions& o) {
   if (o.trials) check_range("--trials", *o.trials, 1, 100000);
   check_range("--min-free-gib", o.min_free_gib, 0.0, 1e6);
   if (o.min_free_memory_gib >= 0) check_range("--min-free-memory-gib", o.min_free_memory_gib, 0.0, 1e6);
+  if (o.device_memory_gib >= 0) check_range("--device-memory-gib", o.device_memory_gib, 0.0, 1e6);
   check_range("--heartbeat", o.heartbeat_s, 0.0, 86400.0);
   check_range("--max-tasks", o.max_tasks, 16L, 1L << 22);
 }

@@ -161,6 +161,20 @@ static json interrupted_record(const run::RunResult& r) {
   return record;
 }
 
+// Room on the device for a run of the item's problem beside the others
+// (audit/device_memory.h); the progress line says when it has to wait.
+static DeviceMemoryBudget::Reservation reserve_device_memory(const AuditItem& item, const JobSlot& slot) {
+  if (!slot.device_memory || !item.problem) return {};
+  return slot.device_memory->admit(
+      problem_key(*item.problem), [] { return run::children_interrupted(); },
+      [&](double need_mib) {
+        char text[96];
+        std::snprintf(text, sizeof text, "waiting for device memory (needs %.1f GiB beside the runs under way)",
+                      need_mib / 1024);
+        if (slot.on_phase) slot.on_phase(item.key, text);
+      });
+}
+
 // The run of a submission that can run and has none saved (or --force, or
 // `redo`: the saved one failed for the environment): made now and written
 // as run.json; else the saved one, if any.
@@ -173,7 +187,11 @@ std::optional<RunEvidence> run_evidence(const AuditItem& item, const BatchPlan& 
     // its workspace...) is retried like one that failed for it.
     const auto attempt = [&] {
       try {
-        return run::run_protocol(run_options(item, plan, slot));
+        const DeviceMemoryBudget::Reservation room = reserve_device_memory(item, slot);
+        run::RunResult r = run::run_protocol(run_options(item, plan, slot));
+        if (slot.device_memory && item.problem)
+          if (const auto need = run_need_mib(r.device_memory)) slot.device_memory->learn(problem_key(*item.problem), *need);
+        return r;
       } catch (const std::exception& e) {
         if (!environment_cause(e.what(), false)) throw;
         run::RunResult r;

@@ -3,6 +3,7 @@
 // only to resume (docs/audit.md).
 #pragma once
 
+#include "audit/device_memory.h"
 #include "audit/environment.h"
 #include "audit/items.h"
 #include "rules/finding.h"
@@ -37,6 +38,7 @@ struct BatchPlan {
   long max_tasks = 4096;
   std::uintmax_t min_free_bytes = 0;  // free space a run needs under the workspace root (audit/environment.h)
   std::uintmax_t min_free_memory_bytes = 0;  // host memory a run needs available to start beside others
+  double device_memory_gib = -1;             // AuditOptions::device_memory_gib
   std::map<std::filesystem::path, rules::Problem> problems;
   std::map<std::filesystem::path, rules::RulePack> packs;
 
@@ -81,6 +83,8 @@ struct JobSlot {
   // Told when its run waits for the rest of the batch to be made again
   // alone: another worker takes this place meanwhile (audit/job_pool.h).
   std::function<void()> lend_place;
+  // The device's memory shared by the runs on it (null: not held back for it).
+  std::shared_ptr<DeviceMemoryBudget> device_memory;
 };
 
 struct SubmissionOutcome {

@@ -118,6 +118,8 @@ const std::map<std::string, Setter>& audit_options() {
        [](auto& r, auto& n, auto v) { r.options.min_free_gib = option_value<double>(n, v, "a number"); }},
       {"min_free_memory_gib",
        [](auto& r, auto& n, auto v) { r.options.min_free_memory_gib = option_value<double>(n, v, "a number"); }},
+      {"device_memory_gib",
+       [](auto& r, auto& n, auto v) { r.options.device_memory_gib = option_value<double>(n, v, "a number"); }},
       {"max_tasks", [](auto& r, auto& n, auto v) { r.options.max_tasks = option_value<long>(n, v, "an int"); }},
       {"unsafe_no_sandbox",
        [](auto& r, auto& n, auto v) { r.options.unsafe_no_sandbox = option_value<bool>(n, v, "a bool"); }},
@@ -220,7 +222,7 @@ void define_module(py::module_& m) {
   m.def("audit", &audit_batch, py::arg("paths"), py::arg("problem"), py::arg("device") = "auto",
         "`kaudit audit PATHS --problem PROBLEM --device DEVICE`: the verdict documents (verdict.json) in the "
         "order of PATHS. Options are kaudit audit's flags without dashes, _ for -: output, jobs, gpus, python, "
-        "trials, shapes, force, no_trace, quiet, heartbeat, min_free_gib, min_free_memory_gib, max_tasks, unsafe_no_sandbox, sarif, junit, fail_on (raise kaudit.AuditFailed "
+        "trials, shapes, force, no_trace, quiet, heartbeat, min_free_gib, min_free_memory_gib, device_memory_gib, max_tasks, unsafe_no_sandbox, sarif, junit, fail_on (raise kaudit.AuditFailed "
         "when an outcome is in it).");
   m.def(
       "explain", [](const std::string& id) { return audit::explain(id); }, py::arg("id"),

@@ -1,0 +1,86 @@
+// Runs side by side on one device must fit in its memory. On one H100 (80
+// GB) an MoE run's two processes reserved up to 60 GB and paged attention's
+// 50: three runs of the gate ran out of device memory beside each other and
+// were made again alone at the end of the batch, past the call's limit. A
+// run of a problem starts beside others only while what the runs under way
+// need, and what it needs, fit in the device's memory; what a problem's run
+// needs is learned from its runs that ended (run.json `device_memory`, also
+// those a resumed batch kept), and is a fair share of the device (its memory
+// over the jobs) until one has. A run that is alone always starts.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <condition_variable>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+
+namespace kaudit::audit {
+
+// What one run needs of the device (MiB) from its `device_memory` record:
+// the larger of its two processes' reserved peaks (the reference's is
+// given back before the submission's calls and the submission has ended
+// before the expected outputs) and kProcessBaseMib for each process's
+// context and libraries. Nothing when the record has no peak.
+constexpr double kProcessBaseMib = 1024;
+std::optional<double> run_need_mib(const std::map<std::string, std::map<std::string, double>>& device_memory);
+// The same from a run.json document (read leniently: a kept run of an
+// earlier call, whatever it holds).
+std::optional<double> run_need_mib(const nlohmann::json& run_doc);
+// The name a budget knows a problem by: its folder, made canonical.
+std::string problem_key(const std::filesystem::path& problem_dir);
+
+class DeviceMemoryBudget {
+ public:
+  DeviceMemoryBudget(double total_mib, int jobs) : total_mib_(total_mib), jobs_(jobs < 1 ? 1 : jobs) {}
+
+  // Held while a run uses the device; given back when destroyed. Movable.
+  class Reservation {
+   public:
+    Reservation() = default;
+    Reservation(DeviceMemoryBudget* owner, double mib) : owner_(owner), mib_(mib) {}
+    Reservation(Reservation&& o) noexcept : owner_(o.owner_), mib_(o.mib_) { o.owner_ = nullptr; }
+    Reservation& operator=(Reservation&& o) noexcept;
+    Reservation(const Reservation&) = delete;
+    Reservation& operator=(const Reservation&) = delete;
+    ~Reservation() { release(); }
+    void release();
+    double mib() const { return owner_ ? mib_ : 0; }
+
+   private:
+    DeviceMemoryBudget* owner_ = nullptr;
+    double mib_ = 0;
+  };
+
+  // What a run of `problem` needs (MiB): learned, or the fair share.
+  double need_mib(const std::string& problem);
+  // Waits until a run of `problem` fits beside the reservations held (or
+  // none is held, or `stop()` says so), then reserves what it needs.
+  // `on_wait(need_mib)` hears once that it has to wait.
+  Reservation admit(const std::string& problem, const std::function<bool()>& stop,
+                    const std::function<void(double)>& on_wait = nullptr);
+  // A run of `problem` ended and needed `mib`: its runs need at least that from now on.
+  void learn(const std::string& problem, double mib);
+  double reserved_mib();
+
+ private:
+  void give_back(double mib);
+  const double total_mib_;
+  const int jobs_;
+  std::mutex m_;
+  std::condition_variable cv_;
+  double reserved_ = 0;
+  int holders_ = 0;
+  std::map<std::string, double> learned_;
+};
+
+// The memory of device `gpu` (an index or UUID as CUDA_VISIBLE_DEVICES takes
+// them; empty: the first the audit's own environment shows) from nvidia-smi,
+// in MiB; nothing where it cannot be read (no NVIDIA driver: the CPU).
+std::optional<double> device_memory_total_mib(const std::string& gpu);
+
+}  // namespace kaudit::audit

@@ -1,0 +1,97 @@
+// Runs side by side on one device fit in its memory (audit/device_memory.h):
+// what a problem's run needs is learned from its runs, a run that does not
+// fit waits for one under way to end, and a run alone always starts.
+#include "audit/device_memory.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <thread>
+
+using kaudit::audit::DeviceMemoryBudget;
+using kaudit::audit::kProcessBaseMib;
+using kaudit::audit::run_need_mib;
+using json = nlohmann::json;
+
+namespace {
+const auto never = [] { return false; };
+}
+
+// The larger process's reserved peak and a base for each process: the
+// reference gives its memory back before the submission's calls.
+TEST(DeviceMemory, ARunNeedsItsLargerProcessAndBothContexts) {
+  using Record = std::map<std::string, std::map<std::string, double>>;
+  EXPECT_EQ(run_need_mib(Record{{"reference", {{"peak_reserved_mib", 22022}, {"peak_allocated_mib", 18978}}},
+                                {"submission", {{"peak_reserved_mib", 37530}}}}),
+            37530 + 2 * kProcessBaseMib);
+  EXPECT_FALSE(run_need_mib(Record{}));
+  // From a kept run.json, whatever it holds: numbers in range only.
+  const json doc = {{"device_memory",
+                     {{"reference", {{"peak_reserved_mib", 1000}}},
+                      {"submission", {{"peak_reserved_mib", "9e9"}}},
+                      {"other", 7}}}};
+  EXPECT_EQ(run_need_mib(doc), 1000 + 2 * kProcessBaseMib);
+  EXPECT_FALSE(run_need_mib(json{{"device_memory", {{"submission", {{"peak_reserved_mib", 1e300}}}}}}));
+  EXPECT_FALSE(run_need_mib(json::array()));
+}
+
+TEST(DeviceMemory, AnUnknownProblemGetsAFairShareUntilARunEnds) {
+  DeviceMemoryBudget budget(80000, 4);
+  EXPECT_EQ(budget.need_mib("moe"), 20000);
+  budget.learn("moe", 39000);
+  EXPECT_EQ(budget.need_mib("moe"), 39000);
+  budget.learn("moe", 30000);  // the most a run of it needed stands
+  EXPECT_EQ(budget.need_mib("moe"), 39000);
+  budget.learn("huge", 1e6);  // more than the device: it runs alone
+  EXPECT_EQ(budget.need_mib("huge"), 80000);
+}
+
+// Two MoE runs of 39 GB fit in 80; a third waits until one ends.
+TEST(DeviceMemory, ARunThatDoesNotFitWaitsForOneUnderWayToEnd) {
+  DeviceMemoryBudget budget(80000, 6);
+  budget.learn("moe", 39000);
+  auto a = budget.admit("moe", never);
+  auto b = budget.admit("moe", never);
+  EXPECT_EQ(budget.reserved_mib(), 78000);
+  std::atomic<bool> told{false};
+  auto third = std::async(std::launch::async, [&] {
+    return budget.admit("moe", never, [&](double need) { told = need == 39000; });
+  });
+  EXPECT_EQ(third.wait_for(std::chrono::milliseconds(300)), std::future_status::timeout) << "three did not fit";
+  a.release();
+  ASSERT_EQ(third.wait_for(std::chrono::seconds(30)), std::future_status::ready);
+  auto c = third.get();
+  EXPECT_TRUE(told.load()) << "the wait was not told";
+  EXPECT_EQ(budget.reserved_mib(), 78000);
+  b.release();
+  c.release();
+  EXPECT_EQ(budget.reserved_mib(), 0);
+}
+
+// A run needing more than is free starts when it would be alone: waiting
+// could free nothing. Interrupted, a waiting run goes at once (to be stopped).
+TEST(DeviceMemory, ARunAloneAlwaysStartsAndAnInterruptionEndsTheWait) {
+  DeviceMemoryBudget budget(80000, 2);
+  budget.learn("huge", 1e6);
+  {
+    auto alone = budget.admit("huge", never);
+    EXPECT_EQ(alone.mib(), 80000);
+    std::atomic<bool> stop{false};
+    auto waiting = std::async(std::launch::async, [&] { return budget.admit("huge", [&] { return stop.load(); }); });
+    EXPECT_EQ(waiting.wait_for(std::chrono::milliseconds(300)), std::future_status::timeout);
+    stop = true;
+    EXPECT_EQ(waiting.wait_for(std::chrono::seconds(30)), std::future_status::ready);
+  }
+  EXPECT_EQ(budget.reserved_mib(), 0);
+}
+
+// No NVIDIA driver here (CI): nothing, never a made-up size; ids that are
+// not device ids never reach the command line.
+TEST(DeviceMemory, TheDevicesSizeIsReadOrNothing) {
+  EXPECT_FALSE(kaudit::audit::device_memory_total_mib("0; touch /tmp/kaudit-pwned"));
+  if (const auto mib = kaudit::audit::device_memory_total_mib("0")) {
+    EXPECT_GT(*mib, 0);
+  }
+}
