@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <fstream>
 #include <set>
 #include <string>
@@ -422,4 +423,73 @@ TEST_F(TraceSummary, TheSameKernelsSlowerOnFreshInputsAreNotWorkSkipped) {
   const auto doc = kaudit::run::summarize_trace(dir, 78, "solution.py", findings);
   if (doc["status"] == "unavailable") GTEST_SKIP() << "kaudit built without the trace model";
   EXPECT_EQ(ids(findings), (std::set<std::string>{})) << doc.dump();
+}
+
+namespace {
+
+// `calls` timed bench calls of 1 ms each; kernel k of call c ends `late_us(c)`
+// microseconds after its call's end (negative: before it), on the caller's
+// stream, having run 0.9 ms.
+template <typename LateUs>
+std::string late_journal(int calls, LateUs late_us) {
+  std::string j =
+      R"({"type":"process","schema":"kaudit-trace-journal/1","pid":77,"ppid":1,"exe":"python3","argv":["python3"]})"
+      "\n"
+      R"({"type":"cupti","api_version":130001,"compiled_api_version":130001,"driver_version":13000,"subscribed":true})"
+      "\n"
+      R"({"type":"launcher","id":1,"api":"cuLaunchKernelEx","object":"/tmp/.triton/cache/x/__triton_launcher.so","symbol":"","how":"stack","chain":[]})"
+      "\n";
+  for (int c = 0; c < calls; ++c) {
+    const long begin = 10'000'000L * (c + 1), end = begin + 1'000'000, call = c + 1, corr = 100 + c;
+    const long kernel_end = end + static_cast<long>(late_us(c) * 1000);
+    j += R"({"type":"call_begin","call":)" + std::to_string(call) +
+         R"(,"phase":"timed","shape":"0","mode":"bench","index":)" + std::to_string(c) + R"(,"ts":)" +
+         std::to_string(begin) + R"(,"tid":7})" + "\n";
+    j += R"({"type":"launch","corr":)" + std::to_string(corr) + R"(,"api":"cuLaunchKernelEx","tid":7,"enter":)" +
+         std::to_string(begin + 10) + R"(,"exit":)" + std::to_string(begin + 20) + R"(,"launcher":1,"call":)" +
+         std::to_string(call) + "}\n";
+    j += R"({"type":"call_end","call":)" + std::to_string(call) + R"(,"ts":)" + std::to_string(end) + "}\n";
+    j += R"({"type":"kernel","corr":)" + std::to_string(corr) +
+         R"(,"name":"splitk_kernel","grid":[1,1,1],"block":[128,1,1],"cluster":[0,0,0],"regs":16,"smem_static":0,"smem_dynamic":0,"device":0,"context":1,"stream":7,"graph":0,"graph_node":0,"start":)" +
+         std::to_string(kernel_end - 900'000) + R"(,"end":)" + std::to_string(kernel_end) + "}\n";
+  }
+  j += R"({"type":"end","reason":"exit","dropped":0,"launches":1})" "\n";
+  return j;
+}
+
+// The findings of a journal's timed calls; nothing without the trace model.
+std::optional<std::vector<kaudit::rules::Finding>> judge_journal(const fs::path& dir, const std::string& journal,
+                                                                 int calls) {
+  std::ofstream(dir / "kaudit-trace.77.jsonl") << journal;
+  std::vector<kaudit::rules::Finding> findings;
+  const kaudit::run::TimedCallTimes measured = {{{"0", "bench"}, std::vector<double>(calls, 1.0)}};
+  const auto doc = kaudit::run::summarize_trace(dir, 77, "solution.py", findings, nullptr, {}, measured);
+  if (doc["status"] == "unavailable") return std::nullopt;
+  if (doc["status"] != "ok") ADD_FAILURE() << doc.dump();
+  return findings;
+}
+
+}  // namespace
+
+// Session 24, one H100: an honest split-K and an honest paged attention were
+// judged cheat for "kernels still running after the call's end event", 2 and
+// 9 kernels of 20 calls, and the same machine showed kernels of warm-up calls
+// (which end after a full synchronize) ending after their call: the clocks,
+// not hidden work. A few microseconds now and then is no finding.
+TEST_F(TraceSummary, KernelsSeenALittlePastTheEndNowAndThenAreTheClocks) {
+  const auto sometimes = judge_journal(dir, late_journal(20, [](int c) { return c % 9 == 0 ? 8.0 : -5.0; }), 20);
+  if (!sometimes) GTEST_SKIP() << "kaudit built without the trace model";
+  EXPECT_EQ(ids(*sometimes), (std::set<std::string>{}));
+  // A little late in every call is still the clocks.
+  const auto always_a_little = judge_journal(dir, late_journal(20, [](int) { return 20.0; }), 20);
+  ASSERT_TRUE(always_a_little);
+  EXPECT_EQ(ids(*always_a_little), (std::set<std::string>{}));
+}
+
+// Work left running well past most calls' end is hidden from the timer.
+TEST_F(TraceSummary, KernelsRunningWellPastMostCallsEndsAreWorkOutsideTiming) {
+  const auto findings = judge_journal(dir, late_journal(20, [](int c) { return c < 15 ? 400.0 : -5.0; }), 20);
+  if (!findings) GTEST_SKIP() << "kaudit built without the trace model";
+  ASSERT_EQ(ids(*findings), (std::set<std::string>{"gpu-work-outside-timing"}));
+  EXPECT_NE(findings->front().message.find("15 of 20 timed calls"), std::string::npos) << findings->front().message;
 }
