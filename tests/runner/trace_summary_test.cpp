@@ -20,17 +20,23 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Shape 0: four timed bench calls, each a 1 ms kernel. Calls 1-3 have it on a
-// side stream the caller never waited for (events measured 0.01 ms); call 4
-// is honest (1.2 ms). The correctness call reads a GPU timer.
-std::string journal() {
-  std::string j =
+// Process 77's journal begins: CUPTI subscribed, one Triton launcher.
+std::string journal_head() {
+  return
       R"({"type":"process","schema":"kaudit-trace-journal/1","pid":77,"ppid":1,"exe":"python3","argv":["python3"]})"
       "\n"
       R"({"type":"cupti","api_version":130001,"compiled_api_version":130001,"driver_version":13000,"subscribed":true})"
       "\n"
       R"({"type":"launcher","id":1,"api":"cuLaunchKernelEx","object":"/tmp/.triton/cache/x/__triton_launcher.so","symbol":"","how":"stack","chain":[]})"
-      "\n"
+      "\n";
+}
+
+// Shape 0: four timed bench calls, each a 1 ms kernel. Calls 1-3 have it on a
+// side stream the caller never waited for (events measured 0.01 ms); call 4
+// is honest (1.2 ms). The correctness call reads a GPU timer.
+std::string journal() {
+  std::string j =
+      journal_head() +
       R"({"type":"call_begin","call":1,"phase":"correctness","shape":"0","mode":"","index":0,"ts":100,"tid":7})"
       "\n"
       R"({"type":"launch","corr":1,"api":"cuLaunchKernelEx","tid":7,"enter":110,"exit":120,"launcher":1,"call":1})"
@@ -432,13 +438,7 @@ namespace {
 // stream, having run 0.9 ms.
 template <typename LateUs>
 std::string late_journal(int calls, LateUs late_us) {
-  std::string j =
-      R"({"type":"process","schema":"kaudit-trace-journal/1","pid":77,"ppid":1,"exe":"python3","argv":["python3"]})"
-      "\n"
-      R"({"type":"cupti","api_version":130001,"compiled_api_version":130001,"driver_version":13000,"subscribed":true})"
-      "\n"
-      R"({"type":"launcher","id":1,"api":"cuLaunchKernelEx","object":"/tmp/.triton/cache/x/__triton_launcher.so","symbol":"","how":"stack","chain":[]})"
-      "\n";
+  std::string j = journal_head();
   for (int c = 0; c < calls; ++c) {
     const long begin = 10'000'000L * (c + 1), end = begin + 1'000'000, call = c + 1, corr = 100 + c;
     const long kernel_end = end + static_cast<long>(late_us(c) * 1000);
