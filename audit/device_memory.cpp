@@ -42,12 +42,13 @@ DeviceMemoryBudget::Reservation& DeviceMemoryBudget::Reservation::operator=(Rese
     release();
     owner_ = std::exchange(o.owner_, nullptr);
     mib_ = o.mib_;
+    scout_ = std::move(o.scout_);
   }
   return *this;
 }
 
 void DeviceMemoryBudget::Reservation::release() {
-  if (owner_) std::exchange(owner_, nullptr)->give_back(mib_);
+  if (owner_) std::exchange(owner_, nullptr)->give_back(mib_, scout_);
 }
 
 double DeviceMemoryBudget::need_mib(const std::string& problem) {
@@ -62,11 +63,14 @@ DeviceMemoryBudget::Reservation DeviceMemoryBudget::admit(const std::string& pro
   bool told = false;
   for (;;) {
     const auto it = learned_.find(problem);
-    const double need = it != learned_.end() ? it->second : total_mib_ / jobs_;
-    if (holders_ == 0 || reserved_ + need <= total_mib_ || (stop && stop())) {
+    const bool known = it != learned_.end();
+    const double need = known ? it->second : total_mib_ / jobs_;
+    const bool fits = reserved_ + need <= total_mib_ && (known || scouts_[problem] == 0);
+    if (holders_ == 0 || fits || (stop && stop())) {
       reserved_ += need;
       ++holders_;
-      return Reservation(this, need);
+      if (!known) ++scouts_[problem];
+      return Reservation(this, need, known ? std::string() : problem);
     }
     if (!told && on_wait) {
       told = true;
@@ -95,11 +99,12 @@ double DeviceMemoryBudget::reserved_mib() {
   return reserved_;
 }
 
-void DeviceMemoryBudget::give_back(double mib) {
+void DeviceMemoryBudget::give_back(double mib, const std::string& scout) {
   {
     std::lock_guard<std::mutex> lock(m_);
     reserved_ -= mib;
     --holders_;
+    if (!scout.empty()) --scouts_[scout];
   }
   cv_.notify_all();
 }

@@ -6,7 +6,9 @@
 // need, and what it needs, fit in the device's memory; what a problem's run
 // needs is learned from its runs that ended (run.json `device_memory`, also
 // those a resumed batch kept), and is a fair share of the device (its memory
-// over the jobs) until one has. A run that is alone always starts.
+// over the jobs) until one has; until then one run of the problem goes at a
+// time (in a fresh batch's first wave two MoE runs, each taken for a fair
+// share, ran out of memory together). A run that is alone always starts.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -18,6 +20,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 
 namespace kaudit::audit {
 
@@ -42,8 +45,11 @@ class DeviceMemoryBudget {
   class Reservation {
    public:
     Reservation() = default;
-    Reservation(DeviceMemoryBudget* owner, double mib) : owner_(owner), mib_(mib) {}
-    Reservation(Reservation&& o) noexcept : owner_(o.owner_), mib_(o.mib_) { o.owner_ = nullptr; }
+    Reservation(DeviceMemoryBudget* owner, double mib, std::string scout)
+        : owner_(owner), mib_(mib), scout_(std::move(scout)) {}
+    Reservation(Reservation&& o) noexcept : owner_(o.owner_), mib_(o.mib_), scout_(std::move(o.scout_)) {
+      o.owner_ = nullptr;
+    }
     Reservation& operator=(Reservation&& o) noexcept;
     Reservation(const Reservation&) = delete;
     Reservation& operator=(const Reservation&) = delete;
@@ -54,12 +60,14 @@ class DeviceMemoryBudget {
    private:
     DeviceMemoryBudget* owner_ = nullptr;
     double mib_ = 0;
+    std::string scout_;  // the problem, when its need was not known at admission
   };
 
   // What a run of `problem` needs (MiB): learned, or the fair share.
   double need_mib(const std::string& problem);
-  // Waits until a run of `problem` fits beside the reservations held (or
-  // none is held, or `stop()` says so), then reserves what it needs.
+  // Waits until a run of `problem` fits beside the reservations held, and
+  // no other run of it is under way while its need is unknown (or none is
+  // held, or `stop()` says so), then reserves what it needs.
   // `on_wait(need_mib)` hears once that it has to wait.
   Reservation admit(const std::string& problem, const std::function<bool()>& stop,
                     const std::function<void(double)>& on_wait = nullptr);
@@ -68,7 +76,7 @@ class DeviceMemoryBudget {
   double reserved_mib();
 
  private:
-  void give_back(double mib);
+  void give_back(double mib, const std::string& scout);
   const double total_mib_;
   const int jobs_;
   std::mutex m_;
@@ -76,6 +84,7 @@ class DeviceMemoryBudget {
   double reserved_ = 0;
   int holders_ = 0;
   std::map<std::string, double> learned_;
+  std::map<std::string, int> scouts_;  // problem -> its runs under way admitted while its need was unknown
 };
 
 // The memory of device `gpu` (an index or UUID as CUDA_VISIBLE_DEVICES takes

@@ -95,3 +95,23 @@ TEST(DeviceMemory, TheDevicesSizeIsReadOrNothing) {
     EXPECT_GT(*mib, 0);
   }
 }
+
+// Until a problem's need is known, one of its runs goes at a time: each
+// taken for a fair share, two MoE runs of a fresh batch's first wave ran out
+// of device memory together on an H100. Other problems go on beside it, and
+// once its need is learned its runs go as that need allows.
+TEST(DeviceMemory, OneRunOfAProblemWhoseNeedIsUnknownAtATime) {
+  DeviceMemoryBudget budget(80000, 6);
+  auto scout = budget.admit("moe", never);
+  auto other = budget.admit("topk", never);  // another problem is not held back
+  auto second = std::async(std::launch::async, [&] { return budget.admit("moe", never); });
+  EXPECT_EQ(second.wait_for(std::chrono::milliseconds(300)), std::future_status::timeout)
+      << "a second run of a problem whose need is unknown started";
+  budget.learn("moe", 30000);  // the scout ended and said what it needed
+  scout.release();
+  ASSERT_EQ(second.wait_for(std::chrono::seconds(30)), std::future_status::ready);
+  auto b = second.get();
+  EXPECT_EQ(b.mib(), 30000);
+  auto c = budget.admit("moe", never);  // known now: two fit beside topk's share
+  EXPECT_EQ(c.mib(), 30000);
+}
