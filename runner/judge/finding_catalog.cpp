@@ -134,8 +134,8 @@ std::vector<rules::FindingInfo> measured_findings() {
        "GPU work launched by a timed call ran outside the timed interval.",
        "The trace shows that a timed call's kernels and copies kept the GPU busy clearly longer than the "
        "call's timing events measured (more than 1.5 times plus 5 us, in most of a shape's timed calls), or "
-       "still ran after the call had ended (more than 50 us past its end on average, in most of a shape's "
-       "timed calls: CUPTI's kernel timestamps, mapped onto the host's clock, can seem a little late): work "
+       "still ran after the call had ended (its last kernel or copy more than 50 us past its end, in most of a "
+       "shape's timed calls: CUPTI's kernel timestamps, mapped onto the host's clock, can seem a little late): work "
        "on a side stream the caller never waits for, on a thread, or deferred to a later call, so the "
        "reported time leaves it out.",
        "Look at the call's track in the Perfetto trace (`kaudit run --trace`): kernels outside the call's "

@@ -443,8 +443,9 @@ constexpr double kLateSlackNs = 50e3;
 struct CallGroup {
   std::vector<double> kernels, gpu_ms, own_share;
   std::size_t calls = 0, empty = 0, late = 0, graph_launches = 0, timer_reads = 0;
-  // Calls whose late kernels ran on past the call's end by more than the
-  // clocks' slack (kLateSlackNs), on average.
+  // Calls whose work (kernels, copies) ended more than the clocks' slack
+  // (kLateSlackNs) after the call: by the last of it, so that many tiny
+  // kernels just past the end cannot hide one that runs on long after it.
   std::size_t late_calls = 0;
   // Timed calls whose GPU work outlasted what their events measured.
   std::size_t outlasted = 0;
@@ -470,8 +471,7 @@ std::map<GroupKey, CallGroup> group_calls(const std::vector<tracer::CallSummary>
     g.own_share.push_back(s.own_share());
     if (s.kernels == 0 && s.transfers == 0) ++g.empty;
     g.late += s.late_kernels;
-    if (s.late_kernels > 0 && static_cast<double>(s.late_ns) > kLateSlackNs * static_cast<double>(s.late_kernels))
-      ++g.late_calls;
+    if (s.end != 0 && static_cast<double>(s.last_end) > static_cast<double>(s.end) + kLateSlackNs) ++g.late_calls;
     g.graph_launches += s.graph_launches;
     g.timer_reads += s.timer_reads;
     if (s.phase == "timed" && s.busy_ns > 0) {
@@ -535,8 +535,8 @@ evidence::TraceGroup judge_group(const GroupKey& key, const CallGroup& g, const 
     findings.push_back(make_probe_finding(
         "gpu-work-outside-timing", solution, where,
         "On shape " + shape + " (" + mode + ") " + std::to_string(g.late_calls) + " of " + std::to_string(g.calls) +
-            " timed calls left kernels running after the call's end event (" + std::to_string(g.late) +
-            " kernels, more than 50 us past it on average)."));
+            " timed calls left work running more than 50 us after the call's end event (" + std::to_string(g.late) +
+            " kernels past it in all)."));
   }
   if (g.empty > 0) {
     // Only an offence when the same shape's correctness calls did work

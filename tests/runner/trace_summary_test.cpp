@@ -433,11 +433,12 @@ TEST_F(TraceSummary, TheSameKernelsSlowerOnFreshInputsAreNotWorkSkipped) {
 
 namespace {
 
-// `calls` timed bench calls of 1 ms each; kernel k of call c ends `late_us(c)`
+// `calls` timed bench calls of 1 ms each; call c's kernel ends `late_us(c)`
 // microseconds after its call's end (negative: before it), on the caller's
-// stream, having run 0.9 ms.
+// stream, having run 0.9 ms; and `tiny` more kernels of the call each run
+// 0.5 us and end 1 us after it.
 template <typename LateUs>
-std::string late_journal(int calls, LateUs late_us) {
+std::string late_journal(int calls, LateUs late_us, int tiny = 0) {
   std::string j = journal_head();
   for (int c = 0; c < calls; ++c) {
     const long begin = 10'000'000L * (c + 1), end = begin + 1'000'000, call = c + 1, corr = 100 + c;
@@ -452,6 +453,15 @@ std::string late_journal(int calls, LateUs late_us) {
     j += R"({"type":"kernel","corr":)" + std::to_string(corr) +
          R"(,"name":"splitk_kernel","grid":[1,1,1],"block":[128,1,1],"cluster":[0,0,0],"regs":16,"smem_static":0,"smem_dynamic":0,"device":0,"context":1,"stream":7,"graph":0,"graph_node":0,"start":)" +
          std::to_string(kernel_end - 900'000) + R"(,"end":)" + std::to_string(kernel_end) + "}\n";
+    for (int t = 0; t < tiny; ++t) {
+      const long tiny_corr = 10'000 + c * 1000 + t;
+      j += R"({"type":"launch","corr":)" + std::to_string(tiny_corr) +
+           R"(,"api":"cuLaunchKernelEx","tid":7,"enter":)" + std::to_string(begin + 30) + R"(,"exit":)" +
+           std::to_string(begin + 40) + R"(,"launcher":1,"call":)" + std::to_string(call) + "}\n";
+      j += R"({"type":"kernel","corr":)" + std::to_string(tiny_corr) +
+           R"(,"name":"tiny_kernel","grid":[1,1,1],"block":[32,1,1],"cluster":[0,0,0],"regs":8,"smem_static":0,"smem_dynamic":0,"device":0,"context":1,"stream":7,"graph":0,"graph_node":0,"start":)" +
+           std::to_string(end + 500) + R"(,"end":)" + std::to_string(end + 1000) + "}\n";
+    }
   }
   j += R"({"type":"end","reason":"exit","dropped":0,"launches":1})" "\n";
   return j;
@@ -492,4 +502,16 @@ TEST_F(TraceSummary, KernelsRunningWellPastMostCallsEndsAreWorkOutsideTiming) {
   if (!findings) GTEST_SKIP() << "kaudit built without the trace model";
   ASSERT_EQ(ids(*findings), (std::set<std::string>{"gpu-work-outside-timing"}));
   EXPECT_NE(findings->front().message.find("15 of 20 timed calls"), std::string::npos) << findings->front().message;
+}
+
+// Many tiny kernels just past the end do not dilute one that runs on long
+// after it: the call is judged by the last of its work.
+TEST_F(TraceSummary, TinyKernelsJustPastTheEndDoNotHideOneRunningLongAfter) {
+  const auto findings = judge_journal(dir, late_journal(20, [](int c) { return c < 15 ? 400.0 : -5.0; }, 50), 20);
+  if (!findings) GTEST_SKIP() << "kaudit built without the trace model";
+  EXPECT_EQ(ids(*findings), (std::set<std::string>{"gpu-work-outside-timing"}));
+  // The tiny ones alone, in every call, are the clocks.
+  const auto tiny_only = judge_journal(dir, late_journal(20, [](int) { return -5.0; }, 50), 20);
+  ASSERT_TRUE(tiny_only);
+  EXPECT_EQ(ids(*tiny_only), (std::set<std::string>{}));
 }
