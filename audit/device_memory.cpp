@@ -51,10 +51,14 @@ void DeviceMemoryBudget::Reservation::release() {
   if (owner_) std::exchange(owner_, nullptr)->give_back(mib_, scout_);
 }
 
+std::optional<double> DeviceMemoryBudget::learned_locked(const std::string& problem) const {
+  const auto it = learned_.find(problem);
+  return it != learned_.end() ? std::optional<double>(it->second) : std::nullopt;
+}
+
 double DeviceMemoryBudget::need_mib(const std::string& problem) {
   std::lock_guard<std::mutex> lock(m_);
-  const auto it = learned_.find(problem);
-  return it != learned_.end() ? it->second : total_mib_ / jobs_;
+  return learned_locked(problem).value_or(total_mib_ / jobs_);
 }
 
 DeviceMemoryBudget::Reservation DeviceMemoryBudget::admit(const std::string& problem, const std::function<bool()>& stop,
@@ -62,9 +66,9 @@ DeviceMemoryBudget::Reservation DeviceMemoryBudget::admit(const std::string& pro
   std::unique_lock<std::mutex> lock(m_);
   bool told = false;
   for (;;) {
-    const auto it = learned_.find(problem);
-    const bool known = it != learned_.end();
-    const double need = known ? it->second : total_mib_ / jobs_;
+    const std::optional<double> learned = learned_locked(problem);
+    const bool known = learned.has_value();
+    const double need = learned.value_or(total_mib_ / jobs_);
     const bool fits = reserved_ + need <= total_mib_ && (known || scouts_[problem] == 0);
     if (holders_ == 0 || fits || (stop && stop())) {
       reserved_ += need;

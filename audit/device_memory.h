@@ -28,7 +28,11 @@ namespace kaudit::audit {
 // the larger of its two processes' reserved peaks (the reference's is
 // given back before the submission's calls and the submission has ended
 // before the expected outputs) and kProcessBaseMib for each process's
-// context and libraries. Nothing when the record has no peak.
+// context and libraries. Nothing when the record has no peak. The
+// submission's peak is its own process's word: a need learned is the most
+// any run of the problem reported, capped at the device, so claiming little
+// cannot lower it below honest runs' and claiming much only makes the
+// problem's runs wait for room.
 constexpr double kProcessBaseMib = 1024;
 std::optional<double> run_need_mib(const std::map<std::string, std::map<std::string, double>>& device_memory);
 // The same from a run.json document (read leniently: a kept run of an
@@ -77,6 +81,7 @@ class DeviceMemoryBudget {
 
  private:
   void give_back(double mib, const std::string& scout);
+  std::optional<double> learned_locked(const std::string& problem) const;  // under m_
   const double total_mib_;
   const int jobs_;
   std::mutex m_;

@@ -71,7 +71,9 @@ struct RunResult {
   std::optional<nlohmann::json> device_turns;  // and the turns they took: DeviceAccess::turns_json
   // Process (reference, submission) -> its device memory's peaks as torch's
   // allocator saw them (peak_allocated_mib, peak_reserved_mib), as each
-  // process reported them: diagnostics of runs side by side, never evidence.
+  // process reported them. Never evidence for a verdict; the batch's device
+  // memory budget learns from them (audit/device_memory.h), where a
+  // submission claiming much only makes its own problem's runs wait.
   std::map<std::string, std::map<std::string, double>> device_memory;
 
   void set_error(const std::string& phase, const std::string& reason, const nlohmann::json& detail = nullptr);

@@ -45,7 +45,7 @@ struct SubmissionReport {
   nlohmann::json error;  // the harness's error message, or null
   bool done = false;     // the harness said every call was made
   // Its device memory's peaks as its own process reported them with "done"
-  // (RunResult::device_memory): the submission's word, never evidence.
+  // (RunResult::device_memory): the submission's word, never evidence for a verdict.
   std::map<std::string, double> device_memory;
   long pid = 0;          // the submission's process id (for its trace)
 };

@@ -7,8 +7,11 @@
 
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <future>
 #include <thread>
+
+#include <unistd.h>
 
 using kaudit::audit::DeviceMemoryBudget;
 using kaudit::audit::kProcessBaseMib;
@@ -90,7 +93,13 @@ TEST(DeviceMemory, ARunAloneAlwaysStartsAndAnInterruptionEndsTheWait) {
 // No NVIDIA driver here (CI): nothing, never a made-up size; ids that are
 // not device ids never reach the command line.
 TEST(DeviceMemory, TheDevicesSizeIsReadOrNothing) {
-  EXPECT_FALSE(kaudit::audit::device_memory_total_mib("0; touch /tmp/kaudit-pwned"));
+  const std::filesystem::path marker =
+      std::filesystem::temp_directory_path() / ("kaudit-device-id-" + std::to_string(::getpid()));
+  std::filesystem::remove(marker);
+  EXPECT_FALSE(kaudit::audit::device_memory_total_mib("0; touch " + marker.string()));
+  EXPECT_FALSE(kaudit::audit::device_memory_total_mib("0;touch${IFS}" + marker.string()));
+  EXPECT_FALSE(std::filesystem::exists(marker)) << "a device id ran as a command";
+  std::filesystem::remove(marker);
   if (const auto mib = kaudit::audit::device_memory_total_mib("0")) {
     EXPECT_GT(*mib, 0);
   }
