@@ -94,8 +94,10 @@ def where_time_went(runs):
 
 
 def device_memory_by_problem(runs):
-    """Per problem, the most device memory one run's two processes reserved
-    together (run.json `device_memory`, MiB): what runs side by side must fit."""
+    """Per problem, the largest sum of one run's two processes' reserved peaks
+    (run.json `device_memory`, MiB): an upper bound of what the run held, as
+    the two peaks need not coincide (kaudit audit's budget takes the larger
+    peak and a base per process, audit/device_memory.h)."""
     peaks = {}
     for r in runs:
         memory = r.get("device_memory") or {}
