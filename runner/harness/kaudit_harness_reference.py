@@ -4,8 +4,8 @@ import os
 from kaudit_harness_protocol import (_loads, _perf_counter, _token_hex, CONFIG, device_idle, device_turn, open_existing,
     receive, send)
 from kaudit_harness_seals import T
-from kaudit_harness_tensors import (device_memory, host_values, inputs_digest, read_files, read_values, returned,
-    same_values, tensor_bytes, write_values)
+from kaudit_harness_tensors import (device_memory, host_values, inputs_digest, note_memory_phase, read_files,
+    read_values, returned, same_values, tensor_bytes, write_values)
 from kaudit_harness_probes import HABIT_CHECK_BYTES, make_input_probes, reference_habits
 from kaudit_harness_problem import Problem
 from kaudit_harness_tracer import Tracer
@@ -118,8 +118,10 @@ def run_reference(torch):
                 if case["scale"] != 1.0:
                     entries = [dict(e, scale=case["scale"]) if s else e for e, s in zip(entries, scalable)]
                 send("case", shape=i, case=j, inputs=entries)
+        note_memory_phase(torch, "inputs")
         parts.start("probes")
         make_input_probes(torch, problem, token, inputs_dir)
+        note_memory_phase(torch, "probes")
     if CONFIG["device"] == "cuda":
         torch.cuda.empty_cache()
     send("generated", parts=parts.report())
@@ -172,6 +174,7 @@ def run_reference(torch):
             entries = write_values(torch, outs, os.path.join(expected_dir, "%s_%s_" % (token, job["id"])))
             parts.stop()
             send("expected", id=job["id"], outputs=entries, **digest)
+    note_memory_phase(torch, "expected")
     return {"parts": parts.report(), "device_memory": device_memory(torch)}
 
 

@@ -19,7 +19,7 @@ T = Ops()
 def bind_torch(torch):
     # As torch.Tensor has them now, C or Python, before the submission runs.
     for name in ("clone", "contiguous", "detach", "cpu", "view", "reshape", "numel", "element_size",
-                 "data_ptr", "copy_", "to", "is_floating_point", "as_subclass"):
+                 "data_ptr", "copy_", "to", "is_floating_point", "as_subclass", "narrow"):
         setattr(T, name, getattr(torch.Tensor, name))
     # torch 1.x has typed storages only.
     T.storage = getattr(torch.Tensor, "untyped_storage", None) or torch.Tensor.storage
@@ -36,6 +36,7 @@ def bind_torch(torch):
         T.ev_record = torch.cuda.Event.record
         T.ev_synchronize = torch.cuda.Event.synchronize
         T.ev_elapsed = torch.cuda.Event.elapsed_time
+        T.empty_cache = torch.cuda.empty_cache
 
 
 # The harness's own modules are the entry file (run as __main__) and these.

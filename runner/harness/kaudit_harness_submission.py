@@ -4,9 +4,9 @@ import os
 from kaudit_harness_protocol import (_loads, _perf_counter, _token_hex, CONFIG, device_idle, device_turn, fail,
     open_existing, raised_by, receive, send)
 from kaudit_harness_seals import check_seals, seals, T
-from kaudit_harness_tensors import (clone_tensor, device_memory, HOLD_BYTES, HOST_POOL_MARGIN, host_values, inputs_digest,
-    OutputChecks, poison, read_files, read_values, returned, same_values, settle_host_allocator,
-    STREAM_PROBE_SLEEP_CYCLES, sync, tensor_bytes, write_values)
+from kaudit_harness_tensors import (clone_tensor, device_memory, HOLD_BYTES, HOST_POOL_MARGIN, host_values,
+    inputs_digest, note_memory_phase, OutputChecks, poison, read_files, read_values, release_cached, returned,
+    same_values, settle_host_allocator, STREAM_PROBE_SLEEP_CYCLES, sync, tensor_bytes, write_values)
 from kaudit_harness_problem import load_module, Problem
 from kaudit_harness_ops import bind_recorder, record_ops, recorder_seals
 from kaudit_harness_tracer import Tracer
@@ -183,6 +183,7 @@ class SubmissionCalls:
         scaled = back and any("scale" in e for e in c["inputs"])
         handed = write_values(torch, inputs, prefix + "b") if scaled else None
         before = None if back else [clone_tensor(torch, v) for v in inputs]
+        release_cached(torch)
         poison(torch, min(4 * nbytes, HOLD_BYTES))
         tracer.begin("correctness", i, "", c["case"])
         try:
@@ -391,12 +392,14 @@ class SubmissionCalls:
         graded = len(problem.shapes)
         problem.shapes += [dict(p["values"]) for p in CONFIG.get("probe_shapes", [])]
         phase = "setup"
+        note_memory_phase(torch, "import")  # what the solution's import and set-up allocated
         try:
             timed_shapes = []  # (shape, model, first case's inputs), kept for the timing modes
             for i in range(graded):
                 phase = "correctness"
                 send("phase", phase=phase, shape=i)
                 timed_shapes.append(self.check_shape(i))
+                note_memory_phase(torch, "correctness")
             # Every shape's timing modes back to back: a run sharing the device
             # has it alone from its first mode_start to its next yield point, so
             # the device changes hands once per run, not once per shape and mode.
@@ -409,17 +412,20 @@ class SubmissionCalls:
                         send("phase", phase=phase, shape=i, mode=mode)
                         summaries.append(self.timing(i, mode, model, base, self.by_shape[i][0]["inputs"]))
                         check_seals(sealed, tampered, "timing")
+            note_memory_phase(torch, "timing")
             timed_shapes = model = base = None  # let the models and inputs go
             if self.device == "cuda":
                 torch.cuda.empty_cache()
             device_turn()  # the device is shared again (the kept calls' files are written now)
             while summaries:  # each mode's copies go once written
                 self.send_summary(summaries.pop(0))
+            note_memory_phase(torch, "samples")
             for i in range(graded, len(problem.shapes)):
                 phase = "probe"
                 send("phase", phase=phase, shape=i)
                 self.off_grid(i)
                 check_seals(sealed, tampered, "probe")
+            note_memory_phase(torch, "probe")
             # Encode the records now, while nothing waits: the runner gives the
             # process 5 s to exit after "done", and the exit's finish() then has
             # little left to write.

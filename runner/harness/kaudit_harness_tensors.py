@@ -88,14 +88,39 @@ def read_values(torch, entries, device, cache=None, host=None):
             continue
         if cache is None:
             t = load(e["file"])
+            if e["file"] in host and "scale" in e:
+                t = T.clone(t)  # on the host's own device, the host's tensor itself: scaled below in place
         else:
             if e["file"] not in cache:
                 cache[e["file"]] = load(e["file"])
             t = T.clone(cache[e["file"]])
         if "scale" in e:
-            t = T.to(T.to(t, torch.float32) * float(e["scale"]), t.dtype)
+            scale_in_place(torch, t, float(e["scale"]))
         values.append(t)
     return values
+
+
+# Whole-tensor temporaries of a bitwise comparison (a bool per byte) or of a
+# scaled read (an fp32 copy) are as large as the tensor or larger: gigabytes
+# for MoE's weights, beside every other tensor a correctness call keeps
+# (its submission's process allocated 27 GB). Both go in pieces of this many
+# elements instead; the results are the same bits.
+PIECE_ELEMENTS = 1 << 26
+
+
+def pieces(n):
+    """(start, length) of consecutive pieces of n elements."""
+    return [(start, min(PIECE_ELEMENTS, n - start)) for start in range(0, n, PIECE_ELEMENTS)]
+
+
+def scale_in_place(torch, t, scale):
+    """t (a tensor of its own, contiguous) times scale, rounded to its dtype
+    through fp32: a numeric-stress case's inputs, the same bits in either
+    process."""
+    flat = T.reshape(t, (-1,))
+    for start, length in pieces(T.numel(flat)):
+        piece = T.narrow(flat, 0, start, length)
+        T.copy_(piece, T.to(T.to(piece, torch.float32) * scale, t.dtype))
 
 
 # Room in a CPU run's settled host memory for the calls' own outputs and
@@ -216,6 +241,16 @@ class OutputChecks:
         return outs
 
 
+def release_cached(torch):
+    """The allocator's cached blocks given back to the device (before a
+    correctness call's poison): blocks cut for earlier calls' sizes otherwise
+    stay reserved beside the ones this call needs (a paged-attention run's
+    submission reserved 24.5 GB for 12.9 allocated), and a run's reserved
+    peak is what a batch's device memory budget counts."""
+    if CONFIG["device"] == "cuda":
+        T.empty_cache()
+
+
 def poison(torch, nbytes):
     """Leaves freed memory full of 0xFF bytes (NaN for floats) so that an
     output that is never written reads as wrong. Effective with the CUDA
@@ -238,8 +273,10 @@ def same_values(torch, a, b):
         if isinstance(x, T.Tensor):
             if x.shape != y.shape or x.dtype != y.dtype:
                 return False
-            if T.numel(x) and not T.equal(T.view(T.reshape(x, (-1,)), T.uint8), T.view(T.reshape(y, (-1,)), T.uint8)):
-                return False
+            xb, yb = T.view(T.reshape(x, (-1,)), T.uint8), T.view(T.reshape(y, (-1,)), T.uint8)
+            for start, length in pieces(T.numel(xb)):
+                if not T.equal(T.narrow(xb, 0, start, length), T.narrow(yb, 0, start, length)):
+                    return False
         elif x != y:
             return False
     return True
@@ -259,14 +296,43 @@ def tensor_bytes(torch, values):
     return sum(v.numel() * v.element_size() for v in values if isinstance(v, torch.Tensor))
 
 
+# Device memory peaks by phase of this process (note_memory_phase), and the
+# process's own peaks over every phase noted so far: torch keeps one peak,
+# reset at each note.
+_PHASE_PEAKS = {}
+_PROCESS_PEAKS = {"allocated": 0, "reserved": 0}
+
+
+def note_memory_phase(torch, phase):
+    """The most device memory allocated since the last note, counted to
+    `phase` (device_memory's `<phase>_peak_allocated_mib`): where a run's
+    footprint is, so that it can be cut where it is (a CUDA run; else
+    nothing)."""
+    if CONFIG["device"] != "cuda":
+        return
+    try:
+        allocated, reserved = torch.cuda.max_memory_allocated(), torch.cuda.max_memory_reserved()
+        torch.cuda.reset_peak_memory_stats()
+    except Exception:  # noqa: BLE001 - a peak not to be had is no fault of the run
+        return
+    _PROCESS_PEAKS["allocated"] = max(_PROCESS_PEAKS["allocated"], allocated)
+    _PROCESS_PEAKS["reserved"] = max(_PROCESS_PEAKS["reserved"], reserved)
+    _PHASE_PEAKS[phase] = max(_PHASE_PEAKS.get(phase, 0), allocated)
+
+
 def device_memory(torch):
     """This process's device memory peaks as torch's allocator saw them (a
-    CUDA run; else nothing): what runs side by side on one device must fit in."""
+    CUDA run; else nothing): what runs side by side on one device must fit
+    in. With each noted phase's allocated peak."""
     if CONFIG["device"] != "cuda":
         return {}
     mib = 1 << 20
     try:
-        return {"peak_allocated_mib": round(torch.cuda.max_memory_allocated() / mib, 1),
-                "peak_reserved_mib": round(torch.cuda.max_memory_reserved() / mib, 1)}
+        allocated = max(_PROCESS_PEAKS["allocated"], torch.cuda.max_memory_allocated())
+        reserved = max(_PROCESS_PEAKS["reserved"], torch.cuda.max_memory_reserved())
     except Exception:  # noqa: BLE001 - a peak not to be had is no fault of the run
         return {}
+    peaks = {"peak_allocated_mib": round(allocated / mib, 1), "peak_reserved_mib": round(reserved / mib, 1)}
+    for phase, peak in sorted(_PHASE_PEAKS.items()):
+        peaks["%s_peak_allocated_mib" % phase] = round(peak / mib, 1)
+    return peaks
