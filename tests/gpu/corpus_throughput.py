@@ -17,7 +17,8 @@ mean `grader_seconds` of tests/gpu/grader_compare.sh's summary.json, or a
 figure), also the rate the grader itself reaches run sequentially, and
 kaudit's rate over it. Also where the runs' time went (run.json `phases`,
 summed, and the reference's steps by part) and each problem's device memory
-per run (run.json `device_memory`). Prints one JSON object.
+per run (run.json `device_memory`: the two processes' reserved peaks summed,
+and each phase's allocated peak). Prints one JSON object.
 """
 import argparse
 import json
@@ -108,6 +109,22 @@ def device_memory_by_problem(runs):
     return dict(sorted(peaks.items()))
 
 
+def device_memory_phases_by_problem(runs):
+    """Per problem, the largest allocated peak (MiB) of each process's phase
+    (run.json `device_memory`'s `<phase>_peak_allocated_mib`), keyed "process
+    phase": where a run's footprint is."""
+    peaks = {}
+    for r in runs:
+        name = (r.get("problem") or {}).get("name", "?")
+        for process, memory in sorted((r.get("device_memory") or {}).items()):
+            for key, mib in (memory or {}).items():
+                if key.endswith("_peak_allocated_mib") and key != "peak_allocated_mib":
+                    phase = "%s %s" % (process, key[:-len("_peak_allocated_mib")])
+                    by_phase = peaks.setdefault(name, {})
+                    by_phase[phase] = max(by_phase.get(phase, 0.0), round(mib, 1))
+    return {name: dict(sorted(p.items())) for name, p in sorted(peaks.items())}
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("batch")
@@ -134,6 +151,7 @@ def main(argv):
         out["median_device_wait_s"] = round(statistics.median(r.get("device_wait_seconds", 0.0) for r in runs), 1)
         out["phases_s"], out["reference_parts_s"] = where_time_went(runs)
         out["device_memory_peak_mib_by_problem"] = device_memory_by_problem(runs)
+        out["device_memory_phase_peaks_mib_by_problem"] = device_memory_phases_by_problem(runs)
     if a.gpu_util:
         share, n, peak, total = gpu_samples(a.gpu_util)
         out["gpu_busy_share"] = None if share is None else round(share, 3)

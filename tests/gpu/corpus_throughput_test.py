@@ -18,7 +18,8 @@ with tempfile.TemporaryDirectory() as batch:
                                    "b": (2.0, {"draw": 0.5}, (500.0, None))}.get(name, (0.0, {}, (None, None)))
         run = {"seconds": seconds, "device_wait_seconds": wait, "problem": {"name": "moe"},
                "phases": [{"process": "reference", "phase": "inputs", "seconds": inputs_s, "parts": parts}],
-               "device_memory": {process: {"peak_reserved_mib": mib}
+               "device_memory": {process: {"peak_reserved_mib": mib, "timing_peak_allocated_mib": mib / 2,
+                                           "peak_allocated_mib": mib}
                                  for process, mib in zip(("reference", "submission"), memory) if mib}}
         with open(path, "w") as f:
             json.dump(run, f)
@@ -34,7 +35,10 @@ with tempfile.TemporaryDirectory() as batch:
             "median_run_s": 50.0, "median_device_wait_s": 10.0, "gpu_busy_share": 0.5, "gpu_util_samples": 3,
             # where the two runs' time went, and the most one MoE run's two processes reserved
             "phases_s": {"reference inputs": 5.0}, "reference_parts_s": {"reference inputs": {"draw": 1.5, "files": 2.0}},
-            "device_memory_peak_mib_by_problem": {"moe": 4000.0}}
+            "device_memory_peak_mib_by_problem": {"moe": 4000.0},
+            # each phase's allocated peak, the larger of the two runs'
+            "device_memory_phase_peaks_mib_by_problem": {"moe": {"reference timing": 500.0,
+                                                                 "submission timing": 1500.0}}}
     if got != want:
         sys.exit(f"FAIL: {got} != {want}")
     # With the device memory's columns: its peak use, and the device's size.
