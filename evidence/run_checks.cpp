@@ -1,6 +1,7 @@
 #include "evidence/run_checks.h"
 
 #include "evidence/run_aten_ops.h"
+#include "evidence/run_input_probes.h"
 
 #include <algorithm>
 
@@ -53,11 +54,8 @@ std::set<std::string> runtime_checks_made(const json& run) {
   if (fresh && (trace_whole || ops_measured)) made.insert("work-skipped-on-repeat");
   if (every_shape(run, [](const json& t) { return mode_checked(t, "bench"); })) made.insert("correct-only-untimed");
   // The off-grid probe judged sizes next to the graded ones, none refused.
-  const json& probes = member(run, "input_probes");
-  const json& off_grid = member(probes, "off_grid");
-  if (probes.is_object() && probes.value("judged", false) && member(off_grid, "shapes").is_array() &&
-      !off_grid["shapes"].empty() &&
-      (!member(off_grid, "rejected").is_array() || off_grid["rejected"].empty()))
+  const InputProbesRecord probes = input_probes_record_from_json(member(run, "input_probes"));
+  if (probes.judged && !probes.off_grid.shapes.empty() && probes.off_grid.rejected.empty())
     made.insert("shape-hardcoded");
   if (every_shape(run, [](const json& t) { return member(t, "stream_order").is_object(); }))
     made.insert("output-not-ready-on-return");

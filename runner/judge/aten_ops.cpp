@@ -71,30 +71,27 @@ std::vector<rules::Finding> banned_aten_op_findings(const evidence::AtenOpsRecor
   return out;
 }
 
-json state_dict_record(const std::map<int, json>& by_shape) {
-  if (by_shape.empty()) return nullptr;
-  json shapes = json::array();
-  const json* failed = nullptr;
-  const json* not_applicable = nullptr;
+std::optional<evidence::StateDictRecord> state_dict_record(const std::map<int, evidence::StateDictShape>& by_shape) {
+  if (by_shape.empty()) return std::nullopt;
+  evidence::StateDictRecord record;
+  const evidence::StateDictShape* failed = nullptr;
+  const evidence::StateDictShape* not_applicable = nullptr;
   for (const auto& [i, s] : by_shape) {
-    json entry = s;
-    entry["shape_index"] = i;
-    shapes.push_back(entry);
-    const std::string status = s.value("status", std::string());
-    if (status == "failed" && !failed) failed = &s;
-    if (status == "not applicable" && !not_applicable) not_applicable = &s;
+    record.shapes.push_back(s);
+    record.shapes.back().shape_index = i;
+    if (s.status == "failed" && !failed) failed = &s;
+    if (s.status == "not applicable" && !not_applicable) not_applicable = &s;
   }
-  json record = {{"shapes", shapes}};
   if (failed) {
-    record["status"] = "failed";
-    record["strict"] = true;
-    record["reason"] = failed->value("reason", std::string());
+    record.status = "failed";
+    record.strict = true;
+    record.reason = failed->reason.value_or("");
   } else if (not_applicable) {
-    record["status"] = "not applicable";
-    record["reason"] = not_applicable->value("reason", std::string());
+    record.status = "not applicable";
+    record.reason = not_applicable->reason.value_or("");
   } else {
-    record["status"] = "loaded";
-    record["strict"] = true;
+    record.status = "loaded";
+    record.strict = true;
   }
   return record;
 }
@@ -110,8 +107,7 @@ void judge_aten_ops(const RunPlan& plan, const SubmissionReport& report, int sha
     found.insert(found.end(), skipped.begin(), skipped.end());
   }
   result.findings.insert(result.findings.end(), found.begin(), found.end());
-  const json sd = state_dict_record(report.state_dict);
-  if (!sd.is_null()) result.state_dict = sd;
+  result.state_dict = state_dict_record(report.state_dict);
 }
 
 }  // namespace kaudit::run

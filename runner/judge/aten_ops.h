@@ -6,6 +6,7 @@
 #pragma once
 
 #include "evidence/run_aten_ops.h"
+#include "evidence/run_state_dict.h"
 #include "rules/finding.h"
 #include "rules/rule_pack.h"
 #include "runner/plan/run_plan.h"
@@ -15,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,11 +34,10 @@ evidence::AtenOpsRecord aten_ops_record(const std::vector<evidence::AtenOpsGroup
 // One banned-aten-op finding per banned op in the record.
 std::vector<rules::Finding> banned_aten_op_findings(const evidence::AtenOpsRecord& record, const std::string& solution);
 
-// run.json's state_dict from the `state_dict` messages (shape -> {status,
-// keys | reason}): `status` is failed when any shape's load failed, not
-// applicable when the format loads none, else loaded. Null when no shape's
-// model was made.
-nlohmann::json state_dict_record(const std::map<int, nlohmann::json>& by_shape);
+// run.json's state_dict from the `state_dict` messages, by shape: `status`
+// is failed when any shape's load failed, not applicable when the format
+// loads none, else loaded. None when no shape's model was made.
+std::optional<evidence::StateDictRecord> state_dict_record(const std::map<int, evidence::StateDictShape>& by_shape);
 
 // Both records, and the findings, into the result.
 void judge_aten_ops(const RunPlan& plan, const SubmissionReport& report, int shapes, RunResult& result);

@@ -207,86 +207,97 @@ std::string ill_conditioned(const RunPlan& plan, const json& about, int i, int j
   }
 }
 
+// The output check's numbers as a probe call keeps them (output_check_json
+// without its status and reason, which the call holds itself).
+json check_numbers(const OutputCheck& chk) {
+  json numbers = output_check_json(chk);
+  numbers.erase("status");
+  numbers.erase("reason");
+  return numbers;
+}
+
 // One probe call against the reference. Off-grid cases are graded cases on
 // another shape (the plain tolerance); distribution cases are held to the
 // stress cases' rule (tolerance grown with the output, a tiny share of
 // elements on decision edges allowed, skipped where the reference is not finite).
-json judge_probe_call(const RunPlan& plan, const SubmissionReport& report, const std::map<std::string, json>& expected,
-                      const fs::path& xfer, OutputChecks& checks, int i, int j, const json& about,
-                      InputProbeOutcome& o) {
-  json doc = {{"shape_index", i}, {"case", j}};
+evidence::ProbeCall judge_probe_call(const RunPlan& plan, const SubmissionReport& report,
+                                     const std::map<std::string, json>& expected, const fs::path& xfer,
+                                     OutputChecks& checks, int i, int j, const json& about, InputProbeOutcome& o) {
+  evidence::ProbeCall call;
+  call.shape_index = i;
+  call.case_index = j;
   const auto raised = report.raised.find({i, j});
   const auto got = report.outputs.find({i, j});
   const auto want = expected.find(correctness_case_id(i, j));
   if (raised != report.raised.end()) {
     o.status = "raised";
     o.reason = raised->second.value("type", std::string()) + ": " + raised->second.value("message", std::string());
-    doc["status"] = o.status;
-    doc["reason"] = o.reason;
-    return doc;
-  }
-  if (got == report.outputs.end() || want == expected.end()) {
+  } else if (got == report.outputs.end() || want == expected.end()) {
     o.status = "not run";
-    doc["status"] = o.status;
-    return doc;
+  } else {
+    const bool distribution = o.kind == "distribution";
+    const OutputCheck chk = checks.check(got->second, want->second,
+                                         distribution ? baseline_of(i, expected, xfer) : std::nullopt,
+                                         distribution ? plan.stress_allowance : 0.0);
+    call.check = check_numbers(chk);
+    if (distribution && chk.status != "skipped") call.check["atol"] = chk.atol;
+    o.status = chk.status;
+    o.reason = chk.reason;
+    o.non_finite = chk.status == "failed" && non_finite_where_finite(got->second, want->second, xfer);
+    if (const std::string why = distribution && chk.status == "failed"
+                                    ? ill_conditioned(plan, about, i, j, got->second, want->second, chk.atol, expected, xfer)
+                                    : "";
+        !why.empty()) {
+      o.status = "skipped";
+      o.reason = why + "; the submission: " + chk.reason;
+    }
   }
-  const bool distribution = o.kind == "distribution";
-  const OutputCheck chk = checks.check(got->second, want->second,
-                                       distribution ? baseline_of(i, expected, xfer) : std::nullopt,
-                                       distribution ? plan.stress_allowance : 0.0);
-  doc.update(output_check_json(chk));
-  if (distribution && chk.status != "skipped") doc["atol"] = chk.atol;
-  o.status = chk.status;
-  o.reason = chk.reason;
-  o.non_finite = chk.status == "failed" && non_finite_where_finite(got->second, want->second, xfer);
-  if (o.non_finite) doc["non_finite"] = true;
-  if (const std::string why = distribution && chk.status == "failed"
-                                  ? ill_conditioned(plan, about, i, j, got->second, want->second, chk.atol, expected, xfer)
-                                  : "";
-      !why.empty()) {
-    o.status = "skipped";
-    o.reason = why + "; the submission: " + chk.reason;
-    doc["status"] = o.status;
-    doc["reason"] = o.reason;
-  }
-  return doc;
+  call.status = o.status;
+  call.reason = o.reason;
+  call.non_finite = o.non_finite;
+  return call;
 }
 
-json off_grid_document(const RunPlan& plan, const SubmissionReport& report, const ProbeInventory& probes,
-                       const std::map<std::string, json>& expected, const fs::path& xfer, OutputChecks& checks,
-                       std::vector<InputProbeOutcome>& outcomes) {
-  json doc = {{"budget", plan.options.off_grid_shapes}, {"shapes", json::array()}, {"rejected", json::array()},
-              {"not_sizes", json::array()}};
-  if (probes.base_shape >= 0) doc["base_shape"] = probes.base_shape;
-  for (const auto& s : probes.shapes) {
+evidence::OffGridProbe off_grid_record(const RunPlan& plan, const SubmissionReport& report,
+                                       const ProbeInventory& probes, const std::map<std::string, json>& expected,
+                                       const fs::path& xfer, OutputChecks& checks,
+                                       std::vector<InputProbeOutcome>& outcomes) {
+  evidence::OffGridProbe record;
+  record.budget = plan.options.off_grid_shapes;
+  if (probes.base_shape >= 0) record.base_shape = probes.base_shape;
+  for (const auto& s : probes.shapes) {  // checked by the channel's schema (runner/session/channel_message.h)
     InputProbeOutcome o;
     o.kind = "off-grid";
     o.aligned = s["step"] == "aligned";
     o.what = s["dim"].get<std::string>() + " " + std::to_string(s["from"].get<long long>()) + " -> " +
              std::to_string(s["to"].get<long long>());
-    json c = judge_probe_call(plan, report, expected, xfer, checks, s["shape"].get<int>(), 0, json(), o);
-    for (const char* k : {"values", "dim", "from", "to", "step"}) c[k] = s[k];
-    c["shape"] = c["values"];
-    c.erase("values");
-    doc["shapes"].push_back(c);
+    evidence::ProbeCall call = judge_probe_call(plan, report, expected, xfer, checks, s["shape"].get<int>(), 0, json(), o);
+    call.shape = s["values"];
+    call.dim = s["dim"].get<std::string>();
+    call.step = s["step"].get<std::string>();
+    call.from = s["from"].get<long long>();
+    call.to = s["to"].get<long long>();
+    record.shapes.push_back(std::move(call));
     outcomes.push_back(o);
   }
   for (const auto& s : probes.skipped) {
     if (s["probe"] != "off-grid") continue;
-    if (s["skip"] == "not-a-size") doc["not_sizes"].push_back(s["name"]);
-    else doc["rejected"].push_back({{"dim", s["name"]}, {"tried", s["tried"]}, {"reason", s["reason"]}});
+    if (s["skip"] == "not-a-size")
+      record.not_sizes.push_back(s["name"].get<std::string>());
+    else
+      record.rejected.push_back({s["name"].get<std::string>(), s["tried"], s["reason"].get<std::string>()});
   }
   if (plan.options.off_grid_shapes == 0) {
-    doc["status"] = "off";
+    record.status = "off";
   } else if (!probes.shapes.empty()) {
-    doc["status"] = "ran";
+    record.status = "ran";
   } else {
-    doc["status"] = "skipped";
-    doc["reason"] = !doc["rejected"].empty()
+    record.status = "skipped";
+    record.reason = !record.rejected.empty()
                         ? "the reference rejected every perturbed shape: no shape near the graded ones can be checked"
                         : "no size of the graded shapes changes an input's shape";
   }
-  return doc;
+  return record;
 }
 
 }  // namespace
@@ -295,26 +306,25 @@ void judge_input_probes(const RunPlan& plan, const SubmissionReport& report, con
                         const std::map<std::string, json>& expected, const fs::path& xfer, OutputChecks& checks,
                         bool judge, RunResult& result) {
   std::vector<InputProbeOutcome> outcomes;
-  json doc = {{"judged", judge}};
-  if (!judge) doc["reason"] = "the graded correctness or a timed call already failed: the result is incorrect";
-  doc["off_grid"] = off_grid_document(plan, report, probes, expected, xfer, checks, outcomes);
-  json distributions = json::array(), skipped = json::array();
+  evidence::InputProbesRecord record;
+  record.judged = judge;
+  if (!judge) record.reason = "the graded correctness or a timed call already failed: the result is incorrect";
+  record.off_grid = off_grid_record(plan, report, probes, expected, xfer, checks, outcomes);
   for (const auto& [key, about] : probes.cases) {
     if (about.value("kind", std::string()) != "distribution") continue;
     InputProbeOutcome o;
     o.kind = "distribution";
     o.what = about.value("distribution", std::string()) + " inputs on shape " + std::to_string(key.first);
-    json c = judge_probe_call(plan, report, expected, xfer, checks, key.first, key.second, about, o);
-    c["distribution"] = about.value("distribution", std::string());
-    distributions.push_back(c);
+    evidence::ProbeCall call = judge_probe_call(plan, report, expected, xfer, checks, key.first, key.second, about, o);
+    call.distribution = about.value("distribution", std::string());
+    record.distributions.push_back(std::move(call));
     outcomes.push_back(o);
   }
   for (const auto& s : probes.skipped)
     if (s["probe"] == "distribution")
-      skipped.push_back({{"shape_index", s["shape"]}, {"distribution", s["name"]}, {"reason", s["reason"]}});
-  doc["distributions"] = distributions;
-  doc["distributions_skipped"] = skipped;
-  result.input_probes = doc;
+      record.distributions_skipped.push_back(
+          {s["shape"].get<int>(), s["name"].get<std::string>(), s["reason"].get<std::string>()});
+  result.input_probes = std::move(record);
   if (!judge) return;
   for (auto& f : input_probe_findings(outcomes, plan.options.solution.string())) result.findings.push_back(f);
 }

@@ -48,8 +48,8 @@ json RunResult::to_json() const {
   if (trace) doc["trace"] = *trace;
   if (trace_incomplete) doc["trace_incomplete"] = *trace_incomplete;
   if (aten_ops) doc["aten_ops"] = evidence::to_json(*aten_ops);
-  if (state_dict) doc["state_dict"] = *state_dict;
-  if (input_probes) doc["input_probes"] = *input_probes;
+  if (state_dict) doc["state_dict"] = evidence::to_json(*state_dict);
+  if (input_probes) doc["input_probes"] = evidence::to_json(*input_probes);
   if (hardware) doc["hardware"] = *hardware;
   if (device_wait_seconds) doc["device_wait_seconds"] = *device_wait_seconds;
   if (device_turns) doc["device_turns"] = *device_turns;

@@ -4,7 +4,9 @@
 
 #include "evidence/run_aten_ops.h"
 #include "evidence/run_correctness.h"
+#include "evidence/run_input_probes.h"
 #include "evidence/run_phases.h"
+#include "evidence/run_state_dict.h"
 #include "evidence/run_timing.h"
 #include "rules/finding.h"
 #include "rules/verdict.h"
@@ -62,8 +64,8 @@ struct RunResult {
   // state_dict loaded into its model (runner/judge/aten_ops.h); absent when the run
   // stopped before the submission's calls.
   std::optional<evidence::AtenOpsRecord> aten_ops;
-  std::optional<nlohmann::json> state_dict;
-  std::optional<nlohmann::json> input_probes;  // off-grid shapes and other distributions (runner/judge/input_probes.h)
+  std::optional<evidence::StateDictRecord> state_dict;
+  std::optional<evidence::InputProbesRecord> input_probes;  // off-grid shapes and other distributions (runner/judge/input_probes.h)
   std::optional<nlohmann::json> hardware;  // {name, peak_basis}
   nlohmann::json isolation;                // runner/process/sandbox.h Isolation::to_json
   double seconds = 0;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "evidence/run_aten_ops.h"
+#include "evidence/run_state_dict.h"
 
 #include <nlohmann/json.hpp>
 
@@ -40,7 +41,7 @@ struct SubmissionReport {
   std::map<std::pair<int, std::string>, std::vector<TimedCall>> timed_calls;  // (shape, mode) -> calls in order
   std::vector<std::string> tampered;    // what the harness found replaced (`tampered`)
   std::vector<evidence::AtenOpsGroup> aten_ops;  // `ops` messages (runner/judge/aten_ops.h)
-  std::map<int, nlohmann::json> state_dict;  // shape -> {status, keys | reason} (`state_dict`)
+  std::map<int, evidence::StateDictShape> state_dict;  // shape -> its `state_dict` message
   std::vector<std::string> violations;  // messages out of protocol: malformed, out of order, forged
   nlohmann::json error;  // the harness's error message, or null
   bool done = false;     // the harness said every call was made

@@ -115,10 +115,13 @@ double SubmissionSession::on_message(const json& m) {
   if (ev == "timing") return on_timing(m);
   if (ev == "ops") return on_ops(m);
   if (ev == "state_dict") {
-    json sd = {{"status", m["status"]}};
-    for (const char* k : {"keys", "reason"})
-      if (m.contains(k)) sd[k] = m[k];
-    report_.state_dict[m["shape"].get<int>()] = sd;
+    // Checked by the channel's schema: status a string, keys an integer, reason a string.
+    evidence::StateDictShape sd;
+    sd.shape_index = m["shape"].get<int>();
+    sd.status = m["status"].get<std::string>();
+    if (m.contains("keys")) sd.keys = m["keys"].get<long long>();
+    if (m.contains("reason")) sd.reason = m["reason"].get<std::string>();
+    report_.state_dict[sd.shape_index] = sd;
     return 0;
   }
   if (ev == "tampered") {

@@ -8,6 +8,9 @@
 
 #include <array>
 #include <map>
+#include <optional>
+#include <string>
+#include <utility>
 
 using namespace kaudit::run;
 using json = nlohmann::json;
@@ -111,19 +114,49 @@ TEST(AtenOpsRecord, GapsMissingGroupsAndUnfinishedRunsAreIncomplete) {
   EXPECT_TRUE(rec["complete"].get<bool>()) << "no graded shape, nothing to record";
 }
 
+// A shape's `state_dict` message as the session keeps it.
+static kaudit::evidence::StateDictShape load(const std::string& status, std::optional<long long> keys,
+                                      std::optional<std::string> reason = std::nullopt) {
+  kaudit::evidence::StateDictShape s;
+  s.status = status;
+  s.keys = keys;
+  s.reason = std::move(reason);
+  return s;
+}
+
 TEST(StateDictRecord, LoadedFailedOrNotApplicable) {
-  EXPECT_TRUE(state_dict_record({}).is_null());
-  json rec = state_dict_record({{0, {{"status", "loaded"}, {"keys", 2}}}, {1, {{"status", "loaded"}, {"keys", 2}}}});
+  EXPECT_FALSE(state_dict_record({}));
+  json rec = kaudit::evidence::to_json(*state_dict_record({{0, load("loaded", 2)}, {1, load("loaded", 2)}}));
   EXPECT_EQ(rec["status"], "loaded");
   EXPECT_TRUE(rec["strict"].get<bool>());
+  EXPECT_FALSE(rec.contains("reason"));
   EXPECT_EQ(rec["shapes"][1]["shape_index"], 1);
-  rec = state_dict_record(
-      {{0, {{"status", "loaded"}, {"keys", 2}}}, {1, {{"status", "failed"}, {"reason", "Missing key(s): bias"}}}});
+  EXPECT_EQ(rec["shapes"][1]["keys"], 2);
+  rec = kaudit::evidence::to_json(
+      *state_dict_record({{0, load("loaded", 2)}, {1, load("failed", std::nullopt, "Missing key(s): bias")}}));
   EXPECT_EQ(rec["status"], "failed");
+  EXPECT_TRUE(rec["strict"].get<bool>());
   EXPECT_EQ(rec["reason"], "Missing key(s): bias");
-  rec = state_dict_record({{0, {{"status", "not applicable"}, {"reason", "KernelBench loads none"}}}});
+  EXPECT_FALSE(rec["shapes"][1].contains("keys"));
+  rec = kaudit::evidence::to_json(*state_dict_record({{0, load("not applicable", std::nullopt, "KernelBench loads none")}}));
   EXPECT_EQ(rec["status"], "not applicable");
   EXPECT_FALSE(rec.contains("strict"));
+}
+
+// run.json's record read back is the record written; what is not of its type is left out.
+TEST(StateDictRecord, ReadBackAsWritten) {
+  const auto written =
+      *state_dict_record({{0, load("loaded", 3)}, {2, load("failed", std::nullopt, "size mismatch for weight")}});
+  const json doc = kaudit::evidence::to_json(written);
+  EXPECT_EQ(kaudit::evidence::to_json(kaudit::evidence::state_dict_record_from_json(doc)), doc);
+  json odd = doc;
+  odd["shapes"][0]["keys"] = "three";
+  odd["strict"] = "yes";
+  const auto read = kaudit::evidence::state_dict_record_from_json(odd);
+  EXPECT_FALSE(read.shapes[0].keys);
+  EXPECT_FALSE(read.strict);
+  EXPECT_EQ(read.shapes[1].shape_index, 2);
+  EXPECT_EQ(kaudit::evidence::state_dict_record_from_json(json("not a record")).status, "");
 }
 
 // The class of tests/attacks/cache_value_fingerprint.py, without a GPU trace:

@@ -1,9 +1,12 @@
-// run.json's timing[], correctness[], phases[] and first_calls[]: one writer
-// and one reader each (evidence/run_timing.h, run_correctness.h, run_phases.h).
+// run.json's timing[], correctness[], phases[], first_calls[], input_probes
+// and state_dict: one writer and one reader each (evidence/run_timing.h,
+// run_correctness.h, run_phases.h, run_input_probes.h, run_state_dict.h).
 #include "evidence/run_aten_ops.h"
 #include "evidence/run_checks.h"
 #include "evidence/run_correctness.h"
+#include "evidence/run_input_probes.h"
 #include "evidence/run_phases.h"
+#include "evidence/run_state_dict.h"
 #include "evidence/run_timing.h"
 #include "evidence/run_trace.h"
 
@@ -242,4 +245,76 @@ TEST(RunChecks, SkippedWorkIsCheckedOnTheCpuByAMeasuredOpRecord) {
   json gpu = run;
   gpu["device"] = "cuda";  // and no trace
   EXPECT_FALSE(kaudit::evidence::runtime_checks_made(gpu).count("work-skipped-on-repeat"));
+}
+
+// input_probes as a GPU run wrote it (paged attention on an H100, trimmed):
+// distribution cases with their tolerance, one skipped, an off-grid shape
+// that passed and one the submission raised on, a size that is not one.
+json written_input_probes() {
+  return json::parse(R"({
+    "judged": true,
+    "distributions": [
+      {"atol": 0.0103, "case": 5, "distribution": "permuted", "max_abs_error": 0.0078125,
+       "max_rel_error": 53.1, "mismatches": 0, "shape_index": 0, "status": "passed"},
+      {"atol": 0.5, "case": 6, "distribution": "heavy-tailed", "max_abs_error": 3.0, "max_rel_error": 9.8,
+       "mismatches": 12, "non_finite": true, "reason": "12 of 4096 elements off", "shape_index": 3,
+       "status": "failed"}],
+    "distributions_skipped": [{"distribution": "shifted", "reason": "the shape's inputs exceed 1073741824 bytes",
+                               "shape_index": 1}],
+    "off_grid": {
+      "base_shape": 3, "budget": 6, "not_sizes": ["max_seq_len"],
+      "rejected": [{"dim": "page_size", "tried": [32, 17], "reason": "the reference rejected every perturbed size"}],
+      "status": "ran",
+      "shapes": [
+        {"case": 0, "dim": "batch", "from": 128, "to": 136, "step": "aligned", "max_abs_error": 0.0078125,
+         "max_rel_error": 210.3, "mismatches": 0, "shape": {"batch": 136, "head_dim": 128}, "shape_index": 4,
+         "status": "passed"},
+        {"case": 0, "dim": "head_dim", "from": 128, "to": 192, "step": "aligned",
+         "reason": "CompilationError: arange's range must be a power of 2",
+         "shape": {"batch": 128, "head_dim": 192}, "shape_index": 7, "status": "raised"}]}})");
+}
+
+TEST(RunInputProbes, WhatIsWrittenReadsBackTheSame) {
+  const json doc = written_input_probes();
+  EXPECT_EQ(kaudit::evidence::to_json(kaudit::evidence::input_probes_record_from_json(doc)), doc);
+  json not_judged = doc;
+  not_judged["judged"] = false;
+  not_judged["reason"] = "the graded correctness or a timed call already failed: the result is incorrect";
+  not_judged["off_grid"] = {{"budget", 0}, {"status", "off"}, {"shapes", json::array()},
+                            {"rejected", json::array()}, {"not_sizes", json::array()}};
+  EXPECT_EQ(kaudit::evidence::to_json(kaudit::evidence::input_probes_record_from_json(not_judged)), not_judged);
+}
+
+TEST(RunInputProbes, AHandEditedDocumentGivesWhatItHas) {
+  json doc = written_input_probes();
+  doc["off_grid"]["shapes"][0]["from"] = "128";
+  doc["off_grid"]["shapes"].push_back("not a call");
+  doc["judged"] = "yes";
+  const auto read = kaudit::evidence::input_probes_record_from_json(doc);
+  EXPECT_FALSE(read.judged);
+  ASSERT_EQ(read.off_grid.shapes.size(), 2u);
+  EXPECT_FALSE(read.off_grid.shapes[0].from);
+  EXPECT_EQ(read.off_grid.shapes[0].to, 136);
+  EXPECT_EQ(read.off_grid.shapes[1].status, "raised");
+  EXPECT_TRUE(read.distributions[1].non_finite);
+  EXPECT_EQ(read.distributions[1].check.value("mismatches", 0), 12);
+  EXPECT_FALSE(kaudit::evidence::input_probes_record_from_json(json::array()).judged);
+}
+
+// The off-grid probe made the shape-hardcoded check only where it judged
+// shapes near the graded ones and the reference refused no size.
+TEST(RunChecks, TheOffGridCheckIsMadeWhereShapesWereJudgedAndNoneRefused) {
+  json run = {{"result", "correct"}, {"device", "cuda"}, {"input_probes", written_input_probes()}};
+  EXPECT_FALSE(kaudit::evidence::runtime_checks_made(run).count("shape-hardcoded")) << "a size was refused";
+  run["input_probes"]["off_grid"]["rejected"] = json::array();
+  EXPECT_TRUE(kaudit::evidence::runtime_checks_made(run).count("shape-hardcoded"));
+  run["input_probes"]["judged"] = false;
+  EXPECT_FALSE(kaudit::evidence::runtime_checks_made(run).count("shape-hardcoded"));
+}
+
+TEST(RunStateDict, WhatIsWrittenReadsBackTheSame) {
+  const json doc = json::parse(R"({"status": "failed", "strict": true, "reason": "Missing key(s): bias",
+    "shapes": [{"shape_index": 0, "status": "loaded", "keys": 2},
+               {"shape_index": 1, "status": "failed", "reason": "Missing key(s): bias"}]})");
+  EXPECT_EQ(kaudit::evidence::to_json(kaudit::evidence::state_dict_record_from_json(doc)), doc);
 }
