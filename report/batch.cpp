@@ -4,6 +4,7 @@
 #include "evidence/json_fields.h"
 #include "evidence/run_correctness.h"
 #include "evidence/run_phases.h"
+#include "evidence/run_settings.h"
 #include "evidence/run_timing.h"
 #include "evidence/run_trace.h"
 #include "common/utf8.h"
@@ -190,15 +191,14 @@ void read_timing(Submission& s, const json* verdict, const json* run) {
   else if (run && field(*run, "timing").is_array())
     rows = &(*run)["timing"];
   if (run) {
-    if (auto t = num(field(*run, "settings"), "fresh_over_bench_threshold"); t && *t > 0) s.ratio_threshold = *t;
+    const evidence::RunSettings settings = evidence::run_settings_from_json(field(*run, "settings"));
+    if (settings.fresh_over_bench_threshold > 0) s.ratio_threshold = settings.fresh_over_bench_threshold;
     s.device = str(*run, "device");
     s.hardware = str(field(*run, "hardware"), "name");
-    const json& shapes = field(field(*run, "settings"), "shapes");
-    const json& ran = field(shapes, "run");
-    if (str(shapes, "selection") == "smallest" && ran.is_array() && ran.size() == 1 && ran[0].is_number_integer() &&
-        integer(shapes, "graded") > 1)
-      s.shapes_run = "only the smallest of the problem's " + std::to_string(integer(shapes, "graded")) +
-                     " graded shapes (its shape " + std::to_string(ran[0].get<int>()) + "), a run sized for the " +
+    const evidence::ShapeSelection& shapes = settings.shapes;
+    if (shapes.selection == "smallest" && shapes.run && shapes.run->size() == 1 && shapes.graded.value_or(0) > 1)
+      s.shapes_run = "only the smallest of the problem's " + std::to_string(*shapes.graded) +
+                     " graded shapes (its shape " + std::to_string(shapes.run->front()) + "), a run sized for the " +
                      (s.device == "cpu" ? "CPU" : "device");
   }
   if (!rows) return;

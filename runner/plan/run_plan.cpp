@@ -130,25 +130,27 @@ json RunPlan::cases_json() const {
   return out;
 }
 
-json RunPlan::settings_json() const {
-  return {{"seeds", options.seeds},
-          {"stress_scales", options.stress_scales},
-          {"warmup", options.warmup},
-          {"trials", trials},
-          {"samples", options.samples},
-          {"tolerance", tolerance.to_json()},
-          {"setup_timeout_s", setup_s},
-          {"phase_timeout_s", phase_s},
-          {"call_timeout_s", call_s},
-          {"fresh_over_bench_threshold", fresh_over_bench},
-          {"stress_mismatch_fraction", stress_allowance},
-          {"near_miss_fraction", near_miss.fraction},
-          {"near_miss_elements", near_miss.elements},
-          {"off_grid_shapes", options.off_grid_shapes},
-          {"shapes", {{"selection", options.shapes}}},
-          {"distributions", options.distributions},
-          {"trace", options.trace},
-          {"trace_reference", options.trace && options.trace_reference}};
+evidence::RunSettings RunPlan::settings() const {
+  evidence::RunSettings s;
+  s.seeds = options.seeds;
+  s.stress_scales = options.stress_scales;
+  s.warmup = options.warmup;
+  s.trials = trials;
+  s.samples = options.samples;
+  s.tolerance = tolerance.to_json();
+  s.setup_timeout_s = setup_s;
+  s.phase_timeout_s = phase_s;
+  s.call_timeout_s = call_s;
+  s.fresh_over_bench_threshold = fresh_over_bench;
+  s.stress_mismatch_fraction = stress_allowance;
+  s.near_miss_fraction = near_miss.fraction;
+  s.near_miss_elements = near_miss.elements;
+  s.off_grid_shapes = options.off_grid_shapes;
+  s.shapes.selection = options.shapes;
+  s.distributions = options.distributions;
+  s.trace = options.trace;
+  s.trace_reference = options.trace && options.trace_reference;
+  return s;
 }
 
 fs::path RunPlan::in_copy(const fs::path& copy, const fs::path& file) const {

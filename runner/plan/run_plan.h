@@ -4,6 +4,7 @@
 // reads the options again.
 #pragma once
 
+#include "evidence/run_settings.h"
 #include "rules/problem.h"
 #include "rules/rule_pack.h"
 #include "runner/plan/run_options.h"
@@ -52,7 +53,7 @@ struct RunPlan {
   // every run of the batch, sharing one count.
   long harness_nproc_limit() const { return nproc_rlimit ? options.max_tasks : 0; }
   nlohmann::json cases_json() const;
-  nlohmann::json settings_json() const;  // run.json's settings
+  evidence::RunSettings settings() const;  // run.json's settings
   // A problem file's path inside a working copy of the problem folder.
   std::filesystem::path in_copy(const std::filesystem::path& copy, const std::filesystem::path& file) const;
 };

@@ -23,7 +23,7 @@ json RunResult::to_json() const {
               {"device", device},
               {"python", python},
               {"modes", modes},
-              {"settings", settings},
+              {"settings", settings ? evidence::to_json(*settings) : nlohmann::json()},
               {"environment", environment},
               {"correctness", evidence::to_json(correctness)},
               {"timing", evidence::to_json(timing)},

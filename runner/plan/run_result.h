@@ -6,6 +6,7 @@
 #include "evidence/run_correctness.h"
 #include "evidence/run_input_probes.h"
 #include "evidence/run_phases.h"
+#include "evidence/run_settings.h"
 #include "evidence/run_state_dict.h"
 #include "evidence/run_timing.h"
 #include "rules/finding.h"
@@ -36,7 +37,7 @@ struct RunResult {
   nlohmann::json problem;
   std::string solution, device, python;
   std::vector<std::string> modes;
-  nlohmann::json settings;
+  std::optional<evidence::RunSettings> settings;  // null in run.json for a run that never got a plan
   std::optional<std::string> temp_dir;  // with --keep-temp
 
   std::optional<RunError> error;          // the first error wins

@@ -112,8 +112,14 @@ double ReferenceSession::on_shapes(const json& m) {
   shapes_ = m["shapes"];
   have_shapes_ = true;
   // Which of the problem's graded shapes these are (--shapes smallest).
-  if (m.contains("graded") && m["graded"].is_number_integer() && m.contains("indices") && m["indices"].is_array())
-    result_.settings["shapes"].update({{"graded", m["graded"]}, {"run", m["indices"]}});
+  if (result_.settings && m.contains("graded") && m["graded"].is_number_integer() && m.contains("indices") &&
+      m["indices"].is_array()) {
+    result_.settings->shapes.graded = m["graded"].get<int>();
+    std::vector<int> run;
+    for (const auto& i : m["indices"])
+      if (i.is_number_integer()) run.push_back(i.get<int>());
+    result_.settings->shapes.run = run;
+  }
   return -1;
 }
 

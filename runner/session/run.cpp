@@ -54,7 +54,7 @@ RunResult start_result(const RunPlan& plan, const Workspace& ws) {
   r.device = plan.options.device;
   r.python = plan.python.string();
   r.modes = plan.options.modes;
-  r.settings = plan.settings_json();
+  r.settings = plan.settings();
   r.isolation = plan.isolation.to_json();
   if (plan.options.keep_temp) r.temp_dir = ws.root().string();
   return r;

@@ -1,11 +1,13 @@
-// run.json's timing[], correctness[], phases[], first_calls[], input_probes
-// and state_dict: one writer and one reader each (evidence/run_timing.h,
-// run_correctness.h, run_phases.h, run_input_probes.h, run_state_dict.h).
+// run.json's timing[], correctness[], phases[], first_calls[], input_probes,
+// state_dict and settings: one writer and one reader each (evidence/run_timing.h,
+// run_correctness.h, run_phases.h, run_input_probes.h, run_state_dict.h,
+// run_settings.h).
 #include "evidence/run_aten_ops.h"
 #include "evidence/run_checks.h"
 #include "evidence/run_correctness.h"
 #include "evidence/run_input_probes.h"
 #include "evidence/run_phases.h"
+#include "evidence/run_settings.h"
 #include "evidence/run_state_dict.h"
 #include "evidence/run_timing.h"
 #include "evidence/run_trace.h"
@@ -317,4 +319,36 @@ TEST(RunStateDict, WhatIsWrittenReadsBackTheSame) {
     "shapes": [{"shape_index": 0, "status": "loaded", "keys": 2},
                {"shape_index": 1, "status": "failed", "reason": "Missing key(s): bias"}]})");
   EXPECT_EQ(kaudit::evidence::to_json(kaudit::evidence::state_dict_record_from_json(doc)), doc);
+}
+
+// settings as a GPU run wrote them (--shapes smallest on a problem of three).
+TEST(RunSettings, WhatIsWrittenReadsBackTheSame) {
+  const json doc = json::parse(R"({
+    "seeds": 3, "stress_scales": [0.01, 100.0], "warmup": 3, "trials": 20, "samples": 3,
+    "tolerance": {"atol": 0.01, "rtol": 0.01, "by_dtype": {"float32": {"atol": 0.0001, "rtol": 0.0001}}},
+    "setup_timeout_s": 600.0, "phase_timeout_s": 300.0, "call_timeout_s": 30.0,
+    "fresh_over_bench_threshold": 1.5, "stress_mismatch_fraction": 0.001, "near_miss_fraction": 0.0001,
+    "near_miss_elements": 4, "off_grid_shapes": 6,
+    "shapes": {"selection": "smallest", "graded": 3, "run": [2]},
+    "distributions": ["permuted", "input-ends"], "trace": true, "trace_reference": true})");
+  const auto read = kaudit::evidence::run_settings_from_json(doc);
+  EXPECT_EQ(kaudit::evidence::to_json(read), doc);
+  EXPECT_EQ(read.shapes.run, std::vector<int>{2});
+  json before_the_reference = doc;
+  before_the_reference["shapes"] = {{"selection", "all"}};
+  EXPECT_EQ(kaudit::evidence::to_json(kaudit::evidence::run_settings_from_json(before_the_reference)),
+            before_the_reference);
+}
+
+TEST(RunSettings, AHandEditedDocumentGivesWhatItHas) {
+  json doc = {{"trials", "twenty"}, {"fresh_over_bench_threshold", 2.0}, {"shapes", {{"run", {1, "two"}}}},
+              {"distributions", {"permuted", 7}}, {"trace", "yes"}};
+  const auto read = kaudit::evidence::run_settings_from_json(doc);
+  EXPECT_EQ(read.trials, 0);
+  EXPECT_EQ(read.fresh_over_bench_threshold, 2.0);
+  EXPECT_EQ(read.shapes.selection, "all");
+  EXPECT_EQ(read.shapes.run, std::vector<int>{1});
+  EXPECT_EQ(read.distributions, std::vector<std::string>{"permuted"});
+  EXPECT_FALSE(read.trace);
+  EXPECT_EQ(kaudit::evidence::run_settings_from_json(nullptr).seeds, 0);
 }
