@@ -88,8 +88,8 @@ def read_values(torch, entries, device, cache=None, host=None):
             continue
         if cache is None:
             t = load(e["file"])
-            if e["file"] in host and "scale" in e:
-                t = T.clone(t)  # on the host's own device, the host's tensor itself: scaled below in place
+            if "scale" in e and t is host.get(e["file"]):
+                t = T.clone(t)  # the host's tensor itself (already on the device): scaled below in place
         else:
             if e["file"] not in cache:
                 cache[e["file"]] = load(e["file"])
@@ -303,18 +303,30 @@ _PHASE_PEAKS = {}
 _PROCESS_PEAKS = {"allocated": 0, "reserved": 0}
 
 
+def _allocator_peaks(torch, reset=False):
+    """(allocated, reserved) peaks in bytes of torch's allocator since its
+    last reset, and the peaks reset if asked; None on the CPU or where the
+    allocator cannot say (a peak not to be had is no fault of the run)."""
+    if CONFIG["device"] != "cuda":
+        return None
+    try:
+        peaks = torch.cuda.max_memory_allocated(), torch.cuda.max_memory_reserved()
+        if reset:
+            torch.cuda.reset_peak_memory_stats()
+    except Exception:  # noqa: BLE001 - see the docstring
+        return None
+    return peaks
+
+
 def note_memory_phase(torch, phase):
     """The most device memory allocated since the last note, counted to
     `phase` (device_memory's `<phase>_peak_allocated_mib`): where a run's
     footprint is, so that it can be cut where it is (a CUDA run; else
     nothing)."""
-    if CONFIG["device"] != "cuda":
+    peaks = _allocator_peaks(torch, reset=True)
+    if peaks is None:
         return
-    try:
-        allocated, reserved = torch.cuda.max_memory_allocated(), torch.cuda.max_memory_reserved()
-        torch.cuda.reset_peak_memory_stats()
-    except Exception:  # noqa: BLE001 - a peak not to be had is no fault of the run
-        return
+    allocated, reserved = peaks
     _PROCESS_PEAKS["allocated"] = max(_PROCESS_PEAKS["allocated"], allocated)
     _PROCESS_PEAKS["reserved"] = max(_PROCESS_PEAKS["reserved"], reserved)
     _PHASE_PEAKS[phase] = max(_PHASE_PEAKS.get(phase, 0), allocated)
@@ -324,14 +336,12 @@ def device_memory(torch):
     """This process's device memory peaks as torch's allocator saw them (a
     CUDA run; else nothing): what runs side by side on one device must fit
     in. With each noted phase's allocated peak."""
-    if CONFIG["device"] != "cuda":
+    peaks = _allocator_peaks(torch)
+    if peaks is None:
         return {}
     mib = 1 << 20
-    try:
-        allocated = max(_PROCESS_PEAKS["allocated"], torch.cuda.max_memory_allocated())
-        reserved = max(_PROCESS_PEAKS["reserved"], torch.cuda.max_memory_reserved())
-    except Exception:  # noqa: BLE001 - a peak not to be had is no fault of the run
-        return {}
+    allocated = max(_PROCESS_PEAKS["allocated"], peaks[0])
+    reserved = max(_PROCESS_PEAKS["reserved"], peaks[1])
     peaks = {"peak_allocated_mib": round(allocated / mib, 1), "peak_reserved_mib": round(reserved / mib, 1)}
     for phase, peak in sorted(_PHASE_PEAKS.items()):
         peaks["%s_peak_allocated_mib" % phase] = round(peak / mib, 1)

@@ -1,14 +1,13 @@
-// run.json's timing[], correctness[], phases[], first_calls[], input_probes,
-// state_dict and settings: one writer and one reader each (evidence/run_timing.h,
-// run_correctness.h, run_phases.h, run_input_probes.h, run_state_dict.h,
-// run_settings.h).
+// run.json's timing[], correctness[], phases[], first_calls[], input_probes
+// and settings: one writer and one reader each (evidence/run_timing.h,
+// run_correctness.h, run_phases.h, run_input_probes.h, run_settings.h;
+// state_dict's round trip is in tests/runner/aten_ops_test.cpp, beside its writer).
 #include "evidence/run_aten_ops.h"
 #include "evidence/run_checks.h"
 #include "evidence/run_correctness.h"
 #include "evidence/run_input_probes.h"
 #include "evidence/run_phases.h"
 #include "evidence/run_settings.h"
-#include "evidence/run_state_dict.h"
 #include "evidence/run_timing.h"
 #include "evidence/run_trace.h"
 
@@ -312,13 +311,6 @@ TEST(RunChecks, TheOffGridCheckIsMadeWhereShapesWereJudgedAndNoneRefused) {
   EXPECT_TRUE(kaudit::evidence::runtime_checks_made(run).count("shape-hardcoded"));
   run["input_probes"]["judged"] = false;
   EXPECT_FALSE(kaudit::evidence::runtime_checks_made(run).count("shape-hardcoded"));
-}
-
-TEST(RunStateDict, WhatIsWrittenReadsBackTheSame) {
-  const json doc = json::parse(R"({"status": "failed", "strict": true, "reason": "Missing key(s): bias",
-    "shapes": [{"shape_index": 0, "status": "loaded", "keys": 2},
-               {"shape_index": 1, "status": "failed", "reason": "Missing key(s): bias"}]})");
-  EXPECT_EQ(kaudit::evidence::to_json(kaudit::evidence::state_dict_record_from_json(doc)), doc);
 }
 
 // settings as a GPU run wrote them (--shapes smallest on a problem of three).
