@@ -2,6 +2,7 @@
 
 #include "evidence/run_aten_ops.h"
 #include "evidence/run_input_probes.h"
+#include "evidence/run_trace.h"
 
 #include <algorithm>
 
@@ -36,8 +37,8 @@ bool mode_checked(const json& entry, const char* mode) {
 std::set<std::string> runtime_checks_made(const json& run) {
   std::set<std::string> made;
   if (!run.is_object() || run.value("result", "") != "correct") return made;
-  const json& trace = member(run, "trace");
-  const bool trace_whole = trace.is_object() && trace.value("complete", false) && !run.contains("trace_incomplete");
+  const bool trace_whole =
+      trace_record_from_json(member(run, "trace")).complete.value_or(false) && !run.contains("trace_incomplete");
   if (trace_whole)
     made.insert({"banned-library-kernel", "no-authored-kernel-ran", "library-does-the-work", "gpu-work-outside-timing",
                  "timer-read-in-call", "no-kernels-in-timed-call"});

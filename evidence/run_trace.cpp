@@ -117,4 +117,68 @@ ReferenceGlue reference_glue_from_json(const json& doc) {
   return g;
 }
 
+int TraceRecord::calls() const {
+  int n = 0;
+  if (groups)
+    for (const auto& g : *groups) n += g.calls;
+  return n;
+}
+
+json to_json(const TraceRecord& t) {
+  json doc = {{"status", t.status}};
+  if (!t.reason.empty()) doc["reason"] = t.reason;
+  if (t.subscribed) doc["subscribed"] = *t.subscribed;
+  if (t.complete) doc["complete"] = *t.complete;
+  if (t.subscribed) doc["notes"] = t.notes;
+  if (!t.files.empty()) doc["files"] = t.files;
+  if (!t.export_error.empty()) doc["export_error"] = t.export_error;
+  if (t.reference_glue) doc["reference_glue"] = to_json(*t.reference_glue);
+  if (t.authored_share) doc["authored_share"] = to_json(*t.authored_share);
+  if (t.groups) {
+    doc["groups"] = to_json(*t.groups);
+    doc["outside_calls"] =
+        t.outside_calls ? json{{"kernels", t.outside_calls->kernels}, {"gpu_ms", t.outside_calls->gpu_ms}} : json();
+  }
+  return doc;
+}
+
+namespace {
+
+std::optional<bool> flag(const json& doc, const char* key) {
+  if (!doc.contains(key) || !doc[key].is_boolean()) return std::nullopt;
+  return doc[key].get<bool>();
+}
+
+std::vector<std::string> texts(const json& doc, const char* key) {
+  std::vector<std::string> out;
+  if (doc.contains(key) && doc[key].is_array())
+    for (const auto& v : doc[key])
+      if (v.is_string()) out.push_back(v.get<std::string>());
+  return out;
+}
+
+}  // namespace
+
+TraceRecord trace_record_from_json(const json& doc) {
+  TraceRecord t;
+  if (!doc.is_object()) return t;
+  t.status = text_field(doc, "status", "unavailable");
+  t.reason = text_field(doc, "reason");
+  t.subscribed = flag(doc, "subscribed");
+  t.complete = flag(doc, "complete");
+  t.notes = texts(doc, "notes");
+  t.files = texts(doc, "files");
+  t.export_error = text_field(doc, "export_error");
+  if (doc.contains("reference_glue")) t.reference_glue = reference_glue_from_json(doc["reference_glue"]);
+  if (doc.contains("authored_share")) t.authored_share = authored_shares_from_json(doc["authored_share"]);
+  if (doc.contains("groups")) {
+    t.groups = trace_groups_from_json(doc["groups"]);
+    const json& outside = doc.contains("outside_calls") ? doc["outside_calls"] : json();
+    if (outside.is_object())
+      t.outside_calls = OutsideCalls{whole_number(outside, "kernels").value_or(0),
+                                     finite_number(outside, "gpu_ms").value_or(0)};
+  }
+  return t;
+}
+
 }  // namespace kaudit::evidence

@@ -1,10 +1,10 @@
-// The rows of run.json's `trace` (docs/runner.md): `groups[]`, each
+// run.json's `trace` (docs/runner.md) and its rows: `groups[]`, each
 // (phase, shape, mode)'s calls summarised; `authored_share[]`, the
 // submission's own share of each graded shape's bench calls; and
 // `reference_glue`, what the problem's own reference spends on library
 // kernels its pack does not ban. The runner's trace step
-// (runner/judge/trace_summary.h) writes them and the batch report reads
-// them, through these types.
+// (runner/judge/trace_summary.h) writes them and the batch report and the
+// checks a run made (run_checks.h) read them, through these types.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -49,6 +49,33 @@ struct ReferenceGlue {
   std::vector<ReferenceGlueShape> shapes;
 };
 
+// GPU work of the traced process outside any marked call (imports, builds,
+// the harness's own copies).
+struct OutsideCalls {
+  long long kernels = 0;
+  double gpu_ms = 0;
+};
+
+// The whole record. Which members are written follows how far the summary
+// got: a journal that could not be read has a status and a reason only; a
+// process that was found has subscribed, complete and notes; a summary with
+// a rule pack has reference_glue and authored_share; a subscribed one has
+// groups and outside_calls (null where no work was outside the calls).
+struct TraceRecord {
+  std::string status = "unavailable";  // ok | failed | unavailable
+  std::string reason;                  // failed or unavailable: why
+  std::optional<bool> subscribed, complete;
+  std::vector<std::string> notes;      // the tracer's warnings and errors, at most 50
+  std::vector<std::string> files;      // trace.json and trace.chrome.json, where exported
+  std::string export_error;
+  std::optional<ReferenceGlue> reference_glue;
+  std::optional<std::vector<AuthoredShare>> authored_share;
+  std::optional<std::vector<TraceGroup>> groups;
+  std::optional<OutsideCalls> outside_calls;  // with groups only
+
+  int calls() const;  // over the groups: the marked calls the journal holds
+};
+
 nlohmann::json to_json(const TraceGroup& group);
 nlohmann::json to_json(const AuthoredShare& share);
 nlohmann::json to_json(const ReferenceGlueShape& shape);
@@ -60,5 +87,7 @@ nlohmann::json to_json(const std::vector<AuthoredShare>& shares);
 std::vector<TraceGroup> trace_groups_from_json(const nlohmann::json& rows);
 std::vector<AuthoredShare> authored_shares_from_json(const nlohmann::json& rows);
 ReferenceGlue reference_glue_from_json(const nlohmann::json& doc);
+nlohmann::json to_json(const TraceRecord& trace);
+TraceRecord trace_record_from_json(const nlohmann::json& doc);
 
 }  // namespace kaudit::evidence

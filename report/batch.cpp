@@ -290,11 +290,12 @@ void read_trace(Submission& s, const json* trace, const json* run) {
   std::map<std::string, double> from_groups;
   if (run) {
     const json& t = field(*run, "trace");
+    const auto trace_record = evidence::trace_record_from_json(t);
     s.trace_status = str(t, "status");
-    for (const auto& g : evidence::trace_groups_from_json(field(t, "groups")))
+    for (const auto& g : trace_record.groups.value_or(std::vector<evidence::TraceGroup>{}))
       if (g.phase == "timed")
         for (const auto& [lib, ms] : g.library_gpu_ms) from_groups[lib] += ms;
-    for (const auto& a : evidence::authored_shares_from_json(field(t, "authored_share")))
+    for (const auto& a : trace_record.authored_share.value_or(std::vector<evidence::AuthoredShare>{}))
       s.authored_share.emplace_back(a.shape, a.share);
     for (const auto& c : evidence::first_calls_from_json(field(*run, "first_calls")))
       if (c.phase == "correctness") s.first_call_seconds.emplace_back(std::to_string(std::max(c.shape, 0)), c.seconds);

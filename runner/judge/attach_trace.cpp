@@ -13,9 +13,8 @@ void attach_trace(const RunPlan& plan, const SubmissionReport& report, int shape
   for (const auto& [key, t] : report.timings)
     for (const auto& x : t.value("times_ms", json::array()))
       timed_ms[{std::to_string(key.first), key.second}].push_back(x.is_number() ? x.get<double>() : 0.0);
-  json trace_doc = summarize_trace(trace_dir, report.pid, plan.options.solution.string(), result.findings, &plan.pack,
-                                   plan.options.trace_output, timed_ms, reference_trace_dir);
-  result.trace = trace_doc;
+  result.trace = summarize_trace(trace_dir, report.pid, plan.options.solution.string(), result.findings, &plan.pack,
+                                 plan.options.trace_output, timed_ms, reference_trace_dir);
   result.add_phase("runner", {{"phase", "trace"}}, since);
   // Every call the harness made must be in the trace: a submission that
   // deletes or cuts its own journal (the tracer writes it from inside its
@@ -24,10 +23,10 @@ void attach_trace(const RunPlan& plan, const SubmissionReport& report, int shape
   const auto n = static_cast<std::size_t>(shapes);
   const std::size_t made = n * plan.cases.size() +
                            n * plan.options.modes.size() * static_cast<std::size_t>(plan.options.warmup + plan.trials);
-  std::size_t traced = 0;
-  for (const auto& g : trace_doc.value("groups", json::array())) traced += g.value("calls", std::size_t{0});
-  if (trace_doc.value("status", std::string()) != "ok")
-    result.trace_incomplete = "the trace could not be read: " + trace_doc.value("reason", std::string("unknown"));
+  const auto traced = static_cast<std::size_t>(result.trace->calls());
+  if (result.trace->status != "ok")
+    result.trace_incomplete =
+        "the trace could not be read: " + (result.trace->reason.empty() ? std::string("unknown") : result.trace->reason);
   else if (traced < made)
     result.trace_incomplete = "the trace holds " + std::to_string(traced) + " of the " + std::to_string(made) +
                               " calls the harness made";

@@ -24,10 +24,13 @@ namespace kaudit::run {
 using json = nlohmann::json;
 
 #ifndef KAUDIT_HAVE_TRACE_MODEL
-json summarize_trace(const std::filesystem::path&, long, const std::string&, std::vector<rules::Finding>&,
-                     const rules::RulePack*, const std::filesystem::path&, const TimedCallTimes&,
-                     const std::filesystem::path&) {
-  return {{"status", "unavailable"}, {"reason", "kaudit was built without the trace model"}};
+evidence::TraceRecord summarize_trace(const std::filesystem::path&, long, const std::string&,
+                                      std::vector<rules::Finding>&, const rules::RulePack*,
+                                      const std::filesystem::path&, const TimedCallTimes&,
+                                      const std::filesystem::path&) {
+  evidence::TraceRecord out;
+  out.reason = "kaudit was built without the trace model";
+  return out;
 }
 #else
 namespace {
@@ -457,11 +460,12 @@ using GroupKey = std::tuple<std::string, std::string, std::string>;  // phase, s
 // The calls grouped by (phase, shape, mode); the work outside any call goes
 // to `outside`.
 std::map<GroupKey, CallGroup> group_calls(const std::vector<tracer::CallSummary>& summaries,
-                                          const TimedCallTimes& timed_ms, json& outside) {
+                                          const TimedCallTimes& timed_ms,
+                                          std::optional<evidence::OutsideCalls>& outside) {
   std::map<GroupKey, CallGroup> groups;
   for (const auto& s : summaries) {
     if (s.call == 0) {
-      outside = {{"kernels", s.kernels}, {"gpu_ms", s.gpu_ns / 1e6}};
+      outside = evidence::OutsideCalls{static_cast<long long>(s.kernels), s.gpu_ns / 1e6};
       continue;
     }
     auto& g = groups[{s.phase, s.shape, s.mode}];
@@ -555,39 +559,42 @@ evidence::TraceGroup judge_group(const GroupKey& key, const CallGroup& g, const 
 
 }  // namespace
 
-json summarize_trace(const std::filesystem::path& dir, long pid, const std::string& solution,
-                     std::vector<rules::Finding>& findings, const rules::RulePack* pack,
-                     const std::filesystem::path& export_dir, const TimedCallTimes& timed_ms,
-                     const std::filesystem::path& reference_dir) {
-  json out = {{"status", "ok"}};
+evidence::TraceRecord summarize_trace(const std::filesystem::path& dir, long pid, const std::string& solution,
+                                      std::vector<rules::Finding>& findings, const rules::RulePack* pack,
+                                      const std::filesystem::path& export_dir, const TimedCallTimes& timed_ms,
+                                      const std::filesystem::path& reference_dir) {
+  evidence::TraceRecord out;
+  out.status = "failed";
   tracer::Trace trace;
   try {
     trace = tracer::load_journal_dir(dir.string());
   } catch (const std::exception& e) {
-    return {{"status", "failed"}, {"reason", e.what()}};
+    out.reason = e.what();
+    return out;
   }
   const tracer::Process* proc = nullptr;
   for (const auto& p : trace.processes)
     if (p.pid == pid) proc = &p;
-  if (!proc) return {{"status", "failed"}, {"reason", "no journal from the submission's process"}};
-  out["subscribed"] = proc->subscribed;
-  out["complete"] = proc->complete();
-  json notes = json::array();
-  for (const auto& n : proc->notes)
-    if (n.level != "info" && notes.size() < 50) notes.push_back(n.level + ": " + n.text);
-  out["notes"] = notes;
-  if (!proc->subscribed) {
-    out["status"] = "failed";
-    out["reason"] = "CUPTI did not accept the tracer's subscription";
+  if (!proc) {
+    out.reason = "no journal from the submission's process";
     return out;
   }
+  out.subscribed = proc->subscribed;
+  out.complete = proc->complete();
+  for (const auto& n : proc->notes)
+    if (n.level != "info" && out.notes.size() < 50) out.notes.push_back(n.level + ": " + n.text);
+  if (!proc->subscribed) {
+    out.reason = "CUPTI did not accept the tracer's subscription";
+    return out;
+  }
+  out.status = "ok";
   const auto& families = tracer::Families::builtin();
   if (!export_dir.empty()) {
     try {
       export_trace(trace, families, export_dir);
-      out["files"] = {(export_dir / "trace.json").string(), (export_dir / "trace.chrome.json").string()};
+      out.files = {(export_dir / "trace.json").string(), (export_dir / "trace.chrome.json").string()};
     } catch (const std::exception& e) {
-      out["export_error"] = e.what();
+      out.export_error = e.what();
     }
   }
   if (pack) {
@@ -598,18 +605,15 @@ json summarize_trace(const std::filesystem::path& dir, long pid, const std::stri
       reference.record.reason = "the reference's process was not traced";
     else
       reference = reference_glue(reference_dir, families, *pack);
-    out["reference_glue"] = evidence::to_json(reference.record);
-    out["authored_share"] = evidence::to_json(authored_share(*proc, index, families, *pack, reference, solution, findings));
+    out.reference_glue = reference.record;
+    out.authored_share = authored_share(*proc, index, families, *pack, reference, solution, findings);
   }
   repeat_findings(*proc, ProcessIndex(*proc), solution, findings);
   const auto summaries = tracer::summarize_calls(*proc, families);
 
-  json outside = nullptr;
-  const auto groups = group_calls(summaries, timed_ms, outside);
-  std::vector<evidence::TraceGroup> records;
-  for (const auto& [key, g] : groups) records.push_back(judge_group(key, g, groups, solution, findings));
-  out["groups"] = evidence::to_json(records);
-  out["outside_calls"] = outside;
+  const auto groups = group_calls(summaries, timed_ms, out.outside_calls);
+  out.groups.emplace();
+  for (const auto& [key, g] : groups) out.groups->push_back(judge_group(key, g, groups, solution, findings));
   return out;
 }
 #endif

@@ -6,10 +6,9 @@
 // where the trace model is (KAUDIT_HAVE_TRACE_MODEL); elsewhere it says so.
 #pragma once
 
+#include "evidence/run_trace.h"
 #include "rules/finding.h"
 #include "rules/rule_pack.h"
-
-#include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <map>
@@ -34,11 +33,11 @@ namespace kaudit::run {
 // thresholds.reference_glue_allowance) before they count as the library
 // doing the work (trace.reference_glue, trace.authored_share).
 using TimedCallTimes = std::map<std::pair<std::string, std::string>, std::vector<double>>;
-nlohmann::json summarize_trace(const std::filesystem::path& journal_dir, long submission_pid,
-                               const std::string& solution, std::vector<rules::Finding>& findings,
-                               const rules::RulePack* pack = nullptr,
-                               const std::filesystem::path& export_dir = {},
-                               const TimedCallTimes& timed_ms = {},
-                               const std::filesystem::path& reference_dir = {});
+evidence::TraceRecord summarize_trace(const std::filesystem::path& journal_dir, long submission_pid,
+                                      const std::string& solution, std::vector<rules::Finding>& findings,
+                                      const rules::RulePack* pack = nullptr,
+                                      const std::filesystem::path& export_dir = {},
+                                      const TimedCallTimes& timed_ms = {},
+                                      const std::filesystem::path& reference_dir = {});
 
 }  // namespace kaudit::run

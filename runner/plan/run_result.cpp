@@ -45,7 +45,7 @@ json RunResult::to_json() const {
   if (submission_process) doc["submission_process"] = *submission_process;
   if (infrastructure) doc["infrastructure"] = *infrastructure;
   if (environment_retry) doc["environment_retry"] = *environment_retry;
-  if (trace) doc["trace"] = *trace;
+  if (trace) doc["trace"] = evidence::to_json(*trace);
   if (trace_incomplete) doc["trace_incomplete"] = *trace_incomplete;
   if (aten_ops) doc["aten_ops"] = evidence::to_json(*aten_ops);
   if (state_dict) doc["state_dict"] = evidence::to_json(*state_dict);

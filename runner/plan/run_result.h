@@ -9,6 +9,7 @@
 #include "evidence/run_settings.h"
 #include "evidence/run_state_dict.h"
 #include "evidence/run_timing.h"
+#include "evidence/run_trace.h"
 #include "rules/finding.h"
 #include "rules/verdict.h"
 #include "runner/process/device_turns.h"
@@ -59,7 +60,7 @@ struct RunResult {
   // retry it made ({first_cause, attempts, judged}).
   std::optional<nlohmann::json> infrastructure;
   std::optional<nlohmann::json> environment_retry;
-  std::optional<nlohmann::json> trace;
+  std::optional<evidence::TraceRecord> trace;
   std::optional<std::string> trace_incomplete;
   // What ATen ran in the submission's recorded calls, and the reference's
   // state_dict loaded into its model (runner/judge/aten_ops.h); absent when the run

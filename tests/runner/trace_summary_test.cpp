@@ -19,6 +19,16 @@
 namespace fs = std::filesystem;
 
 namespace {
+using json = nlohmann::json;
+
+// run.json's trace as the summary of a journal writes it.
+json summarized(const fs::path& dir, long pid, const std::string& solution,
+                std::vector<kaudit::rules::Finding>& findings, const kaudit::rules::RulePack* pack = nullptr,
+                const fs::path& export_dir = {}, const kaudit::run::TimedCallTimes& timed_ms = {},
+                const fs::path& reference_dir = {}) {
+  return kaudit::evidence::to_json(
+      kaudit::run::summarize_trace(dir, pid, solution, findings, pack, export_dir, timed_ms, reference_dir));
+}
 
 // Process 77's journal begins: CUPTI subscribed, one Triton launcher.
 std::string journal_head() {
@@ -85,7 +95,7 @@ class TraceSummary : public ::testing::Test {
 TEST_F(TraceSummary, TimedCallsBusierThanTheirEventsAreWorkOutsideTiming) {
   std::vector<kaudit::rules::Finding> findings;
   const kaudit::run::TimedCallTimes measured = {{{"0", "bench"}, {0.01, 0.01, 0.01, 1.2}}};
-  const auto doc = kaudit::run::summarize_trace(dir, 77, "solution.py", findings, nullptr, {}, measured);
+  const auto doc = summarized(dir, 77, "solution.py", findings, nullptr, {}, measured);
   if (doc["status"] == "unavailable") GTEST_SKIP() << "kaudit built without the trace model";
   ASSERT_EQ(doc["status"], "ok") << doc.dump();
   EXPECT_EQ(ids(findings), (std::set<std::string>{"gpu-work-outside-timing"}));
@@ -99,7 +109,7 @@ TEST_F(TraceSummary, TimedCallsBusierThanTheirEventsAreWorkOutsideTiming) {
 TEST_F(TraceSummary, HonestTimingIsNoFinding) {
   std::vector<kaudit::rules::Finding> findings;
   const kaudit::run::TimedCallTimes measured = {{{"0", "bench"}, {1.1, 1.05, 1.2, 1.2}}};
-  const auto doc = kaudit::run::summarize_trace(dir, 77, "solution.py", findings, nullptr, {}, measured);
+  const auto doc = summarized(dir, 77, "solution.py", findings, nullptr, {}, measured);
   if (doc["status"] == "unavailable") GTEST_SKIP() << "kaudit built without the trace model";
   // The correctness call's timer read is first-call tuning (autotune, events
   // around candidates): honest, and no finding (it was timer-read-in-call).
@@ -119,7 +129,7 @@ TEST_F(TraceSummary, ATimerReadInsideATimedCallIsALead) {
   std::ofstream(dir / "kaudit-trace.77.jsonl") << j;
   std::vector<kaudit::rules::Finding> findings;
   const kaudit::run::TimedCallTimes measured = {{{"0", "bench"}, {1.1, 1.05, 1.2, 1.2}}};
-  const auto doc = kaudit::run::summarize_trace(dir, 77, "solution.py", findings, nullptr, {}, measured);
+  const auto doc = summarized(dir, 77, "solution.py", findings, nullptr, {}, measured);
   if (doc["status"] == "unavailable") GTEST_SKIP() << "kaudit built without the trace model";
   ASSERT_TRUE(ids(findings).count("timer-read-in-call")) << doc.dump();
   for (const auto& f : findings) {
@@ -144,7 +154,7 @@ TEST_F(TraceSummary, ExportKeepsTheFirstCallsOfEachShapeAndMode) {
   }
   more.close();
   std::vector<kaudit::rules::Finding> findings;
-  const auto doc = kaudit::run::summarize_trace(dir, 77, "solution.py", findings, nullptr, dir / "export", {});
+  const auto doc = summarized(dir, 77, "solution.py", findings, nullptr, dir / "export", {});
   if (doc["status"] == "unavailable") GTEST_SKIP() << "kaudit built without the trace model";
   std::ifstream in(dir / "export" / "trace.json");
   const auto exported = nlohmann::json::parse(in);
@@ -226,7 +236,7 @@ struct AuthoredShare : TraceSummary {
     kaudit::rules::RulePack pack = kaudit::rules::default_rule_pack();
     pack.banned_kernel_patterns = banned;  // by default nothing the library runs is banned: only the share decides
     pack.thresholds.min_own_kernel_share = min_share;
-    return kaudit::run::summarize_trace(dir, 78, "solution.py", findings, &pack, {}, {}, reference_dir);
+    return summarized(dir, 78, "solution.py", findings, &pack, {}, {}, reference_dir);
   }
 };
 
@@ -396,7 +406,7 @@ TEST_F(TraceSummary, WorkKernelsAbsentOnRepeatedInputsAreWorkSkipped) {
       {{kTorchCuda, "at::native::index_elementwise_kernel<gather>", 3}, {kTorchCuda, "CatArrayBatchedCopy", 3},
        {kTriton, "_w4a16_kernel", 20}, {kTorchCuda, "at::native::vectorized_elementwise_kernel<copy>", 8}});
   std::vector<kaudit::rules::Finding> findings;
-  const auto doc = kaudit::run::summarize_trace(dir, 78, "solution.py", findings);
+  const auto doc = summarized(dir, 78, "solution.py", findings);
   if (doc["status"] == "unavailable") GTEST_SKIP() << "kaudit built without the trace model";
   ASSERT_EQ(ids(findings), (std::set<std::string>{"work-skipped-on-repeat"})) << doc.dump();
   EXPECT_EQ(findings[0].category, kaudit::rules::Category::cheat);
@@ -415,7 +425,7 @@ TEST_F(TraceSummary, AHollowLaunchOfTheWorkKernelIsStillWorkSkipped) {
       {{kTorchCuda, "at::native::index_elementwise_kernel<gather>", 3}, {kTriton, "_w4a16_kernel", 40},
        {kTorchCuda, "at::native::vectorized_elementwise_kernel<copy>", 8}});
   std::vector<kaudit::rules::Finding> findings;
-  const auto doc = kaudit::run::summarize_trace(dir, 78, "solution.py", findings);
+  const auto doc = summarized(dir, 78, "solution.py", findings);
   if (doc["status"] == "unavailable") GTEST_SKIP() << "kaudit built without the trace model";
   ASSERT_EQ(ids(findings), (std::set<std::string>{"work-skipped-on-repeat"})) << doc.dump();
   EXPECT_NE(findings[0].message.find("5 of 5 bench calls"), std::string::npos) << findings[0].message;
@@ -426,7 +436,7 @@ TEST_F(TraceSummary, TheSameKernelsSlowerOnFreshInputsAreNotWorkSkipped) {
   std::ofstream(dir / "kaudit-trace.78.jsonl")
       << timed_journal({{kTriton, "grouped_gemm_swiglu_kernel", 300}}, 5, {{kTriton, "grouped_gemm_swiglu_kernel", 900}});
   std::vector<kaudit::rules::Finding> findings;
-  const auto doc = kaudit::run::summarize_trace(dir, 78, "solution.py", findings);
+  const auto doc = summarized(dir, 78, "solution.py", findings);
   if (doc["status"] == "unavailable") GTEST_SKIP() << "kaudit built without the trace model";
   EXPECT_EQ(ids(findings), (std::set<std::string>{})) << doc.dump();
 }
@@ -473,7 +483,7 @@ std::optional<std::vector<kaudit::rules::Finding>> judge_journal(const fs::path&
   std::ofstream(dir / "kaudit-trace.77.jsonl") << journal;
   std::vector<kaudit::rules::Finding> findings;
   const kaudit::run::TimedCallTimes measured = {{{"0", "bench"}, std::vector<double>(calls, 1.0)}};
-  const auto doc = kaudit::run::summarize_trace(dir, 77, "solution.py", findings, nullptr, {}, measured);
+  const auto doc = summarized(dir, 77, "solution.py", findings, nullptr, {}, measured);
   if (doc["status"] == "unavailable") return std::nullopt;
   if (doc["status"] != "ok") ADD_FAILURE() << doc.dump();
   return findings;

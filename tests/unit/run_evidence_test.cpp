@@ -197,6 +197,46 @@ TEST(RunTrace, AnOlderOrHandEditedDocumentGivesWhatItHas) {
   EXPECT_EQ(kaudit::evidence::reference_glue_from_json(json()).status, "unavailable");
 }
 
+// The whole record, at each point the summary can stop: a journal not read,
+// a subscription refused, a whole summary (groups, with and without work
+// outside the calls).
+TEST(RunTraceRecord, WhatIsWrittenReadsBackTheSame) {
+  const std::vector<json> docs = {
+      json::parse(R"({"status": "failed", "reason": "no journal from the submission's process"})"),
+      json::parse(R"({"status": "failed", "reason": "CUPTI did not accept the tracer's subscription",
+                      "subscribed": false, "complete": false, "notes": ["error: CUPTI_ERROR_NOT_INITIALIZED"]})"),
+      json::parse(R"({"status": "ok", "subscribed": true, "complete": true, "notes": [],
+        "files": ["/o/trace.json", "/o/trace.chrome.json"],
+        "reference_glue": {"status": "unavailable", "reason": "the reference's process was not traced"},
+        "authored_share": [{"shape": "0", "mode": "bench", "own_ms": 1.5, "library_ms": 0.5, "glue_ms": 0,
+                            "reference_glue_ms_per_call": null, "library_counted_ms": 0.5, "share": 0.75}],
+        "groups": [{"phase": "timed", "shape": "0", "mode": "bench", "calls": 20, "median_kernels": 1,
+                    "median_gpu_ms": 0.2, "median_own_share": 1, "calls_without_gpu_work": 0, "late_kernels": 0,
+                    "graph_launches": 0, "timer_reads": 0, "library_gpu_ms": {}}],
+        "outside_calls": {"kernels": 812, "gpu_ms": 31.25}})"),
+      json::parse(R"({"status": "ok", "subscribed": true, "complete": false, "notes": ["warning: 3 records dropped"],
+        "export_error": "disk full", "groups": [], "outside_calls": null})"),
+  };
+  for (const auto& doc : docs)
+    EXPECT_EQ(kaudit::evidence::to_json(kaudit::evidence::trace_record_from_json(doc)), doc) << doc.dump();
+  const auto read = kaudit::evidence::trace_record_from_json(docs[2]);
+  EXPECT_EQ(read.calls(), 20);
+  ASSERT_TRUE(read.outside_calls);
+  EXPECT_EQ(read.outside_calls->kernels, 812);
+}
+
+TEST(RunTraceRecord, AHandEditedDocumentGivesWhatItHas) {
+  const auto read = kaudit::evidence::trace_record_from_json(
+      json::parse(R"({"status": 3, "complete": "yes", "notes": ["a", 2], "groups": {"calls": 4}})"));
+  EXPECT_EQ(read.status, "unavailable");
+  EXPECT_FALSE(read.complete);
+  EXPECT_EQ(read.notes, std::vector<std::string>{"a"});
+  EXPECT_FALSE(kaudit::evidence::to_json(read).contains("notes")) << "notes are written with subscribed only";
+  ASSERT_TRUE(read.groups);
+  EXPECT_EQ(read.calls(), 0);
+  EXPECT_EQ(kaudit::evidence::trace_record_from_json(json("no record")).status, "unavailable");
+}
+
 TEST(RunAtenOps, WhatIsWrittenReadsBackTheSame) {
   const json record = json::parse(R"({"complete": true, "banned": [
     {"op": "aten.topk.default", "banned_as": "torch.topk", "shape": 0, "phase": "bench", "count": 1}],
