@@ -64,7 +64,7 @@ StaticEvidence static_evidence_of(const json& doc) {
 // What the verdict reads of a run: made now, or saved by an earlier audit.
 struct RunEvidence {
   rules::RunFacts facts;
-  json timing = json::array();
+  std::vector<evidence::ShapeTiming> timing;
   std::optional<double> seconds;
 };
 
@@ -216,7 +216,7 @@ std::optional<RunEvidence> run_evidence(const AuditItem& item, const BatchPlan& 
     }
     evidence::write_json_file(path, result.to_json());
     fs::remove(path.parent_path() / "interrupted.json");
-    return RunEvidence{result.facts(), evidence::to_json(result.timing), result.seconds};
+    return RunEvidence{result.facts(), result.timing, result.seconds};
   } catch (const std::exception& e) {
     out.status = run::children_interrupted() ? "interrupted" : "failed";
     out.error = std::string("the run could not start: ") + e.what();
@@ -255,7 +255,7 @@ SubmissionOutcome audit_submission(const AuditItem& item, const std::optional<St
       if (analysis) in.static_findings = analysis->findings;
       if (ran) in.run = ran->facts;
       out.verdict = evidence::verdict_to_json(rules::decide_verdict(in, plan.pack_of(item).verdict),
-                                              ran ? ran->timing : json::array());
+                                              ran ? ran->timing : std::vector<evidence::ShapeTiming>{});
       evidence::write_json_file(dir / "verdict.json", out.verdict);
       if (ran) run_seconds = ran->seconds;
     } catch (const std::exception& e) {

@@ -59,11 +59,12 @@ rules::VerdictInput verdict_input(const std::string& submission, const json* ana
   return in;
 }
 
-json timing_of(const json* run) {
-  return run && run->contains("timing") && (*run)["timing"].is_array() ? (*run)["timing"] : json::array();
+std::vector<ShapeTiming> timing_of(const json* run) {
+  return run && run->is_object() && run->contains("timing") ? timing_from_json((*run)["timing"])
+                                                            : std::vector<ShapeTiming>{};
 }
 
-json verdict_to_json(const rules::Verdict& v, const json& timing) {
+json verdict_to_json(const rules::Verdict& v, const std::vector<ShapeTiming>& timing) {
   json deciding = json::array(), beside = json::array();
   for (const auto& f : v.deciding) deciding.push_back(rules::to_json(f));
   for (const auto& f : v.beside) beside.push_back(rules::to_json(f));
@@ -81,7 +82,7 @@ json verdict_to_json(const rules::Verdict& v, const json& timing) {
           {"beside", beside},
           {"refuted", refuted},
           // Bench and fresh times per shape, as the run measured them.
-          {"timing", timing},
+          {"timing", to_json(timing)},
           {"evidence", {{"static", v.had_static}, {"run", v.had_run}}}};
 }
 

@@ -3,6 +3,7 @@
 // (kaudit-verdict/1, docs/report-format.md).
 #pragma once
 
+#include "evidence/run_timing.h"
 #include "rules/verdict.h"
 
 #include <nlohmann/json.hpp>
@@ -24,11 +25,11 @@ rules::VerdictInput verdict_input(const std::string& submission, const nlohmann:
 std::vector<rules::Finding> analysis_findings(const nlohmann::json& analysis);
 rules::RunFacts run_facts(const nlohmann::json& run);
 
-// The verdict document; `timing` is the run's per-shape timing table (an
-// empty array without a run).
-nlohmann::json verdict_to_json(const rules::Verdict& verdict, const nlohmann::json& timing);
-// The timing table of a kaudit-run/1 document, or an empty array.
-nlohmann::json timing_of(const nlohmann::json* run);
+// The verdict document; `timing` is the run's per-shape timing table (none
+// without a run).
+nlohmann::json verdict_to_json(const rules::Verdict& verdict, const std::vector<ShapeTiming>& timing);
+// The timing table of a kaudit-run/1 document (run_timing.h), or none.
+std::vector<ShapeTiming> timing_of(const nlohmann::json* run);
 
 // What a saved run.json says for a verdict (kaudit audit resuming, kaudit
 // verdict): nothing when the file is missing. A file that is there but
