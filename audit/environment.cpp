@@ -68,7 +68,7 @@ run::RunResult short_of_space(const GuardSettings& s, std::uintmax_t free) {
   const std::string cause = "only " + gib(free) + " free under " + s.temp_root.string() + " (at least " +
                             gib(s.min_free_bytes) + " needed, --min-free-gib)";
   r.set_error("start", "not run: " + cause + "; this is the machine's state, not the submission's");
-  r.infrastructure = json{{"cause", cause}, {"attempts", 0}, {"free_bytes", free}};
+  r.infrastructure = evidence::InfrastructureFailure{cause, 0, static_cast<long long>(free)};
   return r;
 }
 
@@ -201,7 +201,7 @@ run::RunResult run_guarded(const std::function<run::RunResult()>& attempt, Batch
   if (!cause || run::children_interrupted()) return first;
   // Once more, with the machine to itself. Stopped before or during that
   // retry, the run keeps why it was made (interrupted.json's environment_retry).
-  json retry = {{"first_cause", *cause}, {"attempts", 1}};
+  evidence::EnvironmentRetry retry{*cause, 1, std::nullopt};
   h.release();
   if (gate && s.on_retry_wait) s.on_retry_wait(*cause);
   h = hold(true);
@@ -211,11 +211,11 @@ run::RunResult run_guarded(const std::function<run::RunResult()>& attempt, Batch
   }
   const std::uintmax_t free = free_bytes(s.temp_root);
   if (free < s.min_free_bytes) {
-    first.infrastructure = json{{"cause", *cause}, {"attempts", 1}, {"free_bytes", free}};
+    first.infrastructure = evidence::InfrastructureFailure{*cause, 1, static_cast<long long>(free)};
     return first;
   }
   run::RunResult second = attempt();
-  retry["attempts"] = 2;
+  retry.attempts = 2;
   if (run::children_interrupted()) {  // its failure, if any, is the interruption's
     second.environment_retry = retry;
     return second;
@@ -224,10 +224,11 @@ run::RunResult run_guarded(const std::function<run::RunResult()>& attempt, Batch
   // A reference that dies again is still the machine's (or the problem's),
   // never the submission's failure.
   if (again && (*again == kReferenceEnded || free_bytes(s.temp_root) < s.min_free_bytes)) {
-    second.infrastructure = json{{"cause", *again}, {"attempts", 2}, {"free_bytes", free_bytes(s.temp_root)}};
+    second.infrastructure =
+        evidence::InfrastructureFailure{*again, 2, static_cast<long long>(free_bytes(s.temp_root))};
   } else if (again) {
     // The same failure alone, with space enough: the submission's own.
-    retry["judged"] = "the run failed for what looked like the environment (" + *again + ") twice, the second time " +
+    retry.judged = "the run failed for what looked like the environment (" + *again + ") twice, the second time " +
                       "with the machine to itself and " + gib(free) + " free: counted as the submission's failure";
   }
   second.environment_retry = retry;

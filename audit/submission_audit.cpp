@@ -157,7 +157,7 @@ static json interrupted_record(const run::RunResult& r) {
                  {"phases", evidence::to_json(r.phases)},
                  {"first_calls", evidence::to_json(r.first_calls)}};
   // A run stopped while it was to be made again alone: why (audit/environment.h).
-  if (r.environment_retry) record["environment_retry"] = *r.environment_retry;
+  if (r.environment_retry) record["environment_retry"] = evidence::to_json(*r.environment_retry);
   return record;
 }
 

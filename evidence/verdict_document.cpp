@@ -3,6 +3,7 @@
 #include "evidence/json_file.h"
 #include "evidence/run_aten_ops.h"
 #include "evidence/run_checks.h"
+#include "evidence/run_environment.h"
 #include "evidence/schemas.h"
 #include "common/utf8.h"
 
@@ -45,8 +46,8 @@ rules::RunFacts run_facts(const json& run) {
   if (!ops.complete) facts.ops_incomplete = ops.incomplete;
   const json& iso = run.contains("isolation") ? run["isolation"] : json();
   facts.isolation_weakness = rules::isolation_caveat(iso);
-  if (run.contains("infrastructure") && run["infrastructure"].is_object())
-    facts.infrastructure = run["infrastructure"].value("cause", std::string("the environment"));
+  if (const auto failure = infrastructure_failure_from_json(run.contains("infrastructure") ? run["infrastructure"] : json()))
+    facts.infrastructure = failure->cause;
   facts.checked = runtime_checks_made(run);
   return facts;
 }

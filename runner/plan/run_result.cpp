@@ -43,8 +43,8 @@ json RunResult::to_json() const {
   if (temp_dir) doc["temp_dir"] = *temp_dir;
   if (shapes) doc["shapes"] = *shapes;
   if (submission_process) doc["submission_process"] = *submission_process;
-  if (infrastructure) doc["infrastructure"] = *infrastructure;
-  if (environment_retry) doc["environment_retry"] = *environment_retry;
+  if (infrastructure) doc["infrastructure"] = evidence::to_json(*infrastructure);
+  if (environment_retry) doc["environment_retry"] = evidence::to_json(*environment_retry);
   if (trace) doc["trace"] = evidence::to_json(*trace);
   if (trace_incomplete) doc["trace_incomplete"] = *trace_incomplete;
   if (aten_ops) doc["aten_ops"] = evidence::to_json(*aten_ops);

@@ -4,6 +4,7 @@
 
 #include "evidence/run_aten_ops.h"
 #include "evidence/run_correctness.h"
+#include "evidence/run_environment.h"
 #include "evidence/run_input_probes.h"
 #include "evidence/run_phases.h"
 #include "evidence/run_settings.h"
@@ -58,8 +59,8 @@ struct RunResult {
   // Set by the audit (audit/environment.h): the environment, not the
   // submission, made the run fail ({cause, attempts, free_bytes}); and the
   // retry it made ({first_cause, attempts, judged}).
-  std::optional<nlohmann::json> infrastructure;
-  std::optional<nlohmann::json> environment_retry;
+  std::optional<evidence::InfrastructureFailure> infrastructure;
+  std::optional<evidence::EnvironmentRetry> environment_retry;
   std::optional<evidence::TraceRecord> trace;
   std::optional<std::string> trace_incomplete;
   // What ATen ran in the submission's recorded calls, and the reference's

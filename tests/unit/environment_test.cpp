@@ -106,8 +106,8 @@ TEST(EnvironmentDeathTest, AnInterruptedRetryKeepsWhyItWasMade) {
             },
             nullptr, roomy());
         const bool kept = attempts == 2 && r.environment_retry &&
-                          (*r.environment_retry)["first_cause"] == "no space left on device" &&
-                          (*r.environment_retry)["attempts"] == 2 && !r.environment_retry->contains("judged") &&
+                          r.environment_retry->first_cause == "no space left on device" &&
+                          r.environment_retry->attempts == 2 && !r.environment_retry->judged &&
                           !r.infrastructure;
         std::exit(kept ? 0 : 1);
       },
@@ -123,8 +123,8 @@ TEST(Environment, AFailureOfTheMachineIsRetriedOnceAndTheRetryStands) {
   EXPECT_FALSE(r.error);
   EXPECT_FALSE(r.infrastructure);
   ASSERT_TRUE(r.environment_retry);
-  EXPECT_EQ((*r.environment_retry)["first_cause"], "no space left on device");
-  EXPECT_FALSE(r.environment_retry->contains("judged"));
+  EXPECT_EQ(r.environment_retry->first_cause, "no space left on device");
+  EXPECT_FALSE(r.environment_retry->judged);
 }
 
 // The same failure with the machine alone and space enough is the
@@ -137,7 +137,7 @@ TEST(Environment, TheSameFailureAloneWithSpaceIsTheSubmissions) {
   ASSERT_TRUE(r.error);
   EXPECT_FALSE(r.infrastructure);
   ASSERT_TRUE(r.environment_retry);
-  EXPECT_NE((*r.environment_retry)["judged"].get<std::string>().find("counted as the submission's failure"),
+  EXPECT_NE(r.environment_retry->judged.value_or("").find("counted as the submission's failure"),
             std::string::npos);
   EXPECT_FALSE(r.facts().infrastructure);
 }
@@ -157,7 +157,7 @@ TEST(Environment, AReferenceThatDiesTwiceIsInfrastructure) {
       nullptr, roomy());
   EXPECT_EQ(attempts, 2);
   ASSERT_TRUE(r.infrastructure);
-  EXPECT_EQ((*r.infrastructure)["cause"], "the reference's own process ended");
+  EXPECT_EQ(r.infrastructure->cause, "the reference's own process ended");
   EXPECT_TRUE(r.facts().infrastructure);
 }
 
@@ -177,7 +177,7 @@ TEST(Environment, TooLittleSpaceEvenAloneIsAnInfrastructureError) {
   const RunResult r = run_guarded([&] { ++attempts; return passed(); }, nullptr, s);
   EXPECT_EQ(attempts, 0);
   ASSERT_TRUE(r.infrastructure);
-  EXPECT_NE((*r.infrastructure)["cause"].get<std::string>().find("free under"), std::string::npos);
+  EXPECT_NE(r.infrastructure->cause.find("free under"), std::string::npos);
   ASSERT_TRUE(r.facts().infrastructure);
   EXPECT_EQ(r.to_json()["infrastructure"]["attempts"], 0);
 }

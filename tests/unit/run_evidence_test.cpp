@@ -5,6 +5,7 @@
 #include "evidence/run_aten_ops.h"
 #include "evidence/run_checks.h"
 #include "evidence/run_correctness.h"
+#include "evidence/run_environment.h"
 #include "evidence/run_input_probes.h"
 #include "evidence/run_phases.h"
 #include "evidence/run_settings.h"
@@ -235,6 +236,26 @@ TEST(RunTraceRecord, AHandEditedDocumentGivesWhatItHas) {
   ASSERT_TRUE(read.groups);
   EXPECT_EQ(read.calls(), 0);
   EXPECT_EQ(kaudit::evidence::trace_record_from_json(json("no record")).status, "unavailable");
+}
+
+TEST(RunEnvironment, WhatIsWrittenReadsBackTheSame) {
+  const json failure = {{"cause", "the reference's own process ended"}, {"attempts", 2}, {"free_bytes", 81604378624LL}};
+  EXPECT_EQ(kaudit::evidence::to_json(*kaudit::evidence::infrastructure_failure_from_json(failure)), failure);
+  const json retry = {{"first_cause", "out of device memory"}, {"attempts", 2},
+                      {"judged", "the run failed for what looked like the environment twice"}};
+  EXPECT_EQ(kaudit::evidence::to_json(*kaudit::evidence::environment_retry_from_json(retry)), retry);
+  const json stopped = {{"first_cause", "no space left on device"}, {"attempts", 1}};
+  EXPECT_EQ(kaudit::evidence::to_json(*kaudit::evidence::environment_retry_from_json(stopped)), stopped);
+}
+
+// What the verdict needs of a hand-edited record is its cause; none without an object.
+TEST(RunEnvironment, AHandEditedDocumentGivesWhatItHas) {
+  const auto failure = kaudit::evidence::infrastructure_failure_from_json(json{{"attempts", "two"}});
+  ASSERT_TRUE(failure);
+  EXPECT_EQ(failure->cause, "the environment");
+  EXPECT_EQ(failure->attempts, 0);
+  EXPECT_FALSE(kaudit::evidence::infrastructure_failure_from_json(json("disk full")));
+  EXPECT_FALSE(kaudit::evidence::environment_retry_from_json(json()));
 }
 
 TEST(RunAtenOps, WhatIsWrittenReadsBackTheSame) {
