@@ -451,7 +451,11 @@ def noisy_twin(torch, inputs):
     return (out, noise) if noise else (None, 0.0)
 
 
-def make_input_probes(torch, problem, token, inputs_dir):
+def make_input_probes(torch, problem, token, inputs_dir, parts):
+    """The distribution cases, then the off-grid shapes; their time goes to
+    `parts` (the reference's Parts) as "probes" and "off_grid": the latter are
+    needed only by the submission's last calls, the former among its graded
+    ones."""
     request = CONFIG.get("probes") or {}
     graded = len(problem.shapes)
     if graded == 0:
@@ -459,4 +463,5 @@ def make_input_probes(torch, problem, token, inputs_dir):
     distribution_cases(torch, problem, token, inputs_dir, request.get("seed", 1), request.get("distributions", []),
                        graded)
     if request.get("off_grid_shapes", 0) > 0:
+        parts.start("off_grid")
         off_grid_shapes(torch, problem, token, inputs_dir, request.get("seed", 1), request["off_grid_shapes"])

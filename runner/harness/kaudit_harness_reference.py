@@ -120,7 +120,7 @@ def run_reference(torch):
                 send("case", shape=i, case=j, inputs=entries)
         note_memory_phase(torch, "inputs")
         parts.start("probes")
-        make_input_probes(torch, problem, token, inputs_dir)
+        make_input_probes(torch, problem, token, inputs_dir, parts)
         note_memory_phase(torch, "probes")
     if CONFIG["device"] == "cuda":
         torch.cuda.empty_cache()
