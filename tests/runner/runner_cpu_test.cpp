@@ -15,10 +15,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -114,10 +116,19 @@ TEST(RunnerCpu, CleanSubmissionIsCorrectWithNoFindings) {
     steps.insert(p["process"].get<std::string>() + " " + p["phase"].get<std::string>());
   }
   for (const char* once : {"reference import", "reference inputs", "reference expected outputs", "submission setup",
-                           "runner comparison"})
+                           "submission samples", "runner comparison"})
     EXPECT_EQ(steps.count(once), 1u) << once;
   EXPECT_EQ(steps.count("submission correctness"), 2u);
   EXPECT_EQ(steps.count("submission timing"), 6u);  // 2 shapes, 3 modes
+  // The kept calls' files are a step of their own, after the last mode: not
+  // counted to it (issue 27's budget per mode).
+  std::vector<std::string> submission_steps;
+  for (const auto& p : r["phases"])
+    if (p["process"] == "submission") submission_steps.push_back(p["phase"].get<std::string>());
+  const auto samples = std::find(submission_steps.begin(), submission_steps.end(), "samples");
+  ASSERT_NE(samples, submission_steps.end()) << r["phases"];
+  EXPECT_EQ(*std::prev(samples), "timing") << r["phases"];
+  EXPECT_EQ(std::count(samples, submission_steps.end(), "timing"), 0) << r["phases"];
   // The reference's steps say where their time went, part by part.
   const std::map<std::string, std::vector<std::string>> parts = {{"inputs", {"draw", "files"}},
                                                                  {"expected outputs", {"read", "compute", "write"}}};
