@@ -18,7 +18,8 @@ figure), also the rate the grader itself reaches run sequentially, and
 kaudit's rate over it. Also where the runs' time went (run.json `phases`,
 summed, and the reference's steps by part) and each problem's device memory
 per run (run.json `device_memory`: the two processes' reserved peaks summed,
-and each phase's allocated peak). Prints one JSON object.
+and each phase's allocated peak), and the timing modes over issue 27's budget
+(2 s plus twice the mode's timed calls). Prints one JSON object.
 """
 import argparse
 import json
@@ -125,6 +126,30 @@ def device_memory_phases_by_problem(runs):
     return {name: dict(sorted(p.items())) for name, p in sorted(peaks.items())}
 
 
+def timing_mode_budget(runs):
+    """Issue 27's budget per timing mode: each of the submission's `timing`
+    phases (a shape and mode, run.json `phases`) against 2 s plus twice its
+    timed calls' own time (`timing[].modes`: mean_ms times n). The modes
+    counted, and those over it."""
+    modes, over = 0, []
+    for r in runs:
+        timed = {}
+        for t in r.get("timing", []):
+            for mode, m in (t.get("modes") or {}).items():
+                if isinstance(m, dict) and isinstance(m.get("mean_ms"), (int, float)) and isinstance(m.get("n"), int):
+                    timed[(t.get("shape_index"), mode)] = m["mean_ms"] * m["n"] / 1000.0
+        for p in r.get("phases", []):
+            calls_s = timed.get((p.get("shape"), p.get("mode")))
+            if p.get("process") != "submission" or p.get("phase") != "timing" or calls_s is None:
+                continue
+            modes += 1
+            if p.get("seconds", 0.0) > 2.0 + 2.0 * calls_s:
+                over.append({"problem": (r.get("problem") or {}).get("name", "?"), "shape": p.get("shape"),
+                             "mode": p.get("mode"), "seconds": round(p.get("seconds", 0.0), 2),
+                             "timed_calls_s": round(calls_s, 3)})
+    return {"modes": modes, "over": over}
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("batch")
@@ -152,6 +177,7 @@ def main(argv):
         out["phases_s"], out["reference_parts_s"] = where_time_went(runs)
         out["device_memory_peak_mib_by_problem"] = device_memory_by_problem(runs)
         out["device_memory_phase_peaks_mib_by_problem"] = device_memory_phases_by_problem(runs)
+        out["timing_mode_budget"] = timing_mode_budget(runs)
     if a.gpu_util:
         share, n, peak, total = gpu_samples(a.gpu_util)
         out["gpu_busy_share"] = None if share is None else round(share, 3)

@@ -21,6 +21,10 @@ with tempfile.TemporaryDirectory() as batch:
                "device_memory": {process: {"peak_reserved_mib": mib, "timing_peak_allocated_mib": mib / 2,
                                            "peak_allocated_mib": mib}
                                  for process, mib in zip(("reference", "submission"), memory) if mib}}
+        if name == "a":  # two modes of 20 calls of 10 ms: bench within 2 s + 2 x 0.2 s, fresh over it
+            run["timing"] = [{"shape_index": 0, "modes": {m: {"mean_ms": 10.0, "n": 20} for m in ("bench", "fresh")}}]
+            run["phases"] += [{"process": "submission", "phase": "timing", "shape": 0, "mode": m, "seconds": s}
+                              for m, s in (("bench", 1.0), ("fresh", 3.0))]
         with open(path, "w") as f:
             json.dump(run, f)
         os.utime(path, (written, written))
@@ -34,11 +38,13 @@ with tempfile.TemporaryDirectory() as batch:
     want = {"runs_finished": 2, "wall_s": 360.0, "gpus": 1, "submissions_per_gpu_hour": 20.0,
             "median_run_s": 50.0, "median_device_wait_s": 10.0, "gpu_busy_share": 0.5, "gpu_util_samples": 3,
             # where the two runs' time went, and the most one MoE run's two processes reserved
-            "phases_s": {"reference inputs": 5.0}, "reference_parts_s": {"reference inputs": {"draw": 1.5, "files": 2.0}},
+            "phases_s": {"reference inputs": 5.0, "submission timing": 4.0}, "reference_parts_s": {"reference inputs": {"draw": 1.5, "files": 2.0}},
             "device_memory_peak_mib_by_problem": {"moe": 4000.0},
             # each phase's allocated peak, the larger of the two runs'
             "device_memory_phase_peaks_mib_by_problem": {"moe": {"reference timing": 500.0,
-                                                                 "submission timing": 1500.0}}}
+                                                                 "submission timing": 1500.0}},
+            "timing_mode_budget": {"modes": 2, "over": [{"problem": "moe", "shape": 0, "mode": "fresh", "seconds": 3.0,
+                                                          "timed_calls_s": 0.2}]}}
     if got != want:
         sys.exit(f"FAIL: {got} != {want}")
     # With the device memory's columns: its peak use, and the device's size.
