@@ -34,6 +34,23 @@ inline std::optional<long long> whole_number(const nlohmann::json& j, const char
   return v >= 0 ? std::optional(v) : std::nullopt;
 }
 
+// `j[key]` as a boolean, or none.
+inline std::optional<bool> bool_field(const nlohmann::json& j, const char* key) {
+  if (!j.is_object() || !j.contains(key) || !j[key].is_boolean()) return std::nullopt;
+  return j[key].get<bool>();
+}
+
+// The elements of the array `j[key]` for which `(element.*is)()` holds, as
+// T; none where it is not an array.
+template <class T>
+std::vector<T> list_field(const nlohmann::json& j, const char* key, bool (nlohmann::json::*is)() const noexcept) {
+  std::vector<T> out;
+  if (j.is_object() && j.contains(key) && j[key].is_array())
+    for (const auto& v : j[key])
+      if ((v.*is)()) out.push_back(v.get<T>());
+  return out;
+}
+
 // `j[key]` as a string, or `fallback`.
 inline std::string text_field(const nlohmann::json& j, const char* key, const std::string& fallback = "") {
   return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : fallback;

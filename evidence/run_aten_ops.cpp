@@ -63,7 +63,7 @@ AtenOpsRecord aten_ops_record_from_json(const json& doc) {
     return BannedAtenOp{text_field(row, "op"), text_field(row, "banned_as"), text_field(row, "phase"),
                         index_field(row, "shape", -1).value_or(-1), whole_number(row, "count").value_or(0)};
   });
-  r.complete = doc.contains("complete") && doc["complete"].is_boolean() && doc["complete"].get<bool>();
+  r.complete = bool_field(doc, "complete").value_or(false);
   if (!r.complete) r.incomplete = text_field(doc, "incomplete", "the record says it is incomplete");
   return r;
 }

@@ -59,7 +59,7 @@ ShapeCorrectness shape_correctness_from_json(const json& doc, int position) {
   if (doc.contains("stream_order") && doc["stream_order"].is_object()) s.stream_order = doc["stream_order"];
   if (doc.contains("reference_habits") && doc["reference_habits"].is_object())
     s.reference_habits = doc["reference_habits"];
-  s.passed = doc.contains("passed") && doc["passed"].is_boolean() && doc["passed"].get<bool>();
+  s.passed = bool_field(doc, "passed").value_or(false);
   return s;
 }
 

@@ -23,7 +23,7 @@ ProbeCall probe_call_from_json(const json& doc, int position) {
   c.reason = text_field(doc, "reason");
   for (const char* key : kCheckKeys)
     if (doc.contains(key) && doc[key].is_number()) c.check[key] = doc[key];
-  c.non_finite = doc.contains("non_finite") && doc["non_finite"].is_boolean() && doc["non_finite"].get<bool>();
+  c.non_finite = bool_field(doc, "non_finite").value_or(false);
   if (doc.contains("shape") && doc["shape"].is_object()) c.shape = doc["shape"];
   c.dim = text_field(doc, "dim");
   c.step = text_field(doc, "step");
@@ -106,7 +106,7 @@ json to_json(const InputProbesRecord& r) {
 InputProbesRecord input_probes_record_from_json(const json& doc) {
   InputProbesRecord r;
   if (!doc.is_object()) return r;
-  r.judged = doc.contains("judged") && doc["judged"].is_boolean() && doc["judged"].get<bool>();
+  r.judged = bool_field(doc, "judged").value_or(false);
   r.reason = text_field(doc, "reason");
   r.off_grid = off_grid_from_json(doc.value("off_grid", json()));
   r.distributions = read_rows<ProbeCall>(doc.value("distributions", json::array()), probe_call_from_json);

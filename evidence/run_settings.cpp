@@ -7,23 +7,12 @@ using json = nlohmann::json;
 
 namespace {
 
-bool flag(const json& j, const char* key) { return j.contains(key) && j[key].is_boolean() && j[key].get<bool>(); }
-
-template <class T>
-std::vector<T> list_of(const json& j, const char* key, bool (json::*is)() const noexcept) {
-  std::vector<T> out;
-  if (j.contains(key) && j[key].is_array())
-    for (const auto& v : j[key])
-      if ((v.*is)()) out.push_back(v.get<T>());
-  return out;
-}
-
 ShapeSelection shapes_from_json(const json& doc) {
   ShapeSelection s;
   if (!doc.is_object()) return s;
   s.selection = text_field(doc, "selection", s.selection);
   s.graded = index_field(doc, "graded");
-  if (doc.contains("run") && doc["run"].is_array()) s.run = list_of<int>(doc, "run", &json::is_number_integer);
+  if (doc.contains("run") && doc["run"].is_array()) s.run = list_field<int>(doc, "run", &json::is_number_integer);
   return s;
 }
 
@@ -61,7 +50,7 @@ RunSettings run_settings_from_json(const json& doc) {
   RunSettings s;
   if (!doc.is_object()) return s;
   s.seeds = index_field(doc, "seeds").value_or(0);
-  s.stress_scales = list_of<double>(doc, "stress_scales", &json::is_number);
+  s.stress_scales = list_field<double>(doc, "stress_scales", &json::is_number);
   s.warmup = index_field(doc, "warmup").value_or(0);
   s.trials = index_field(doc, "trials").value_or(0);
   s.samples = index_field(doc, "samples").value_or(0);
@@ -75,9 +64,9 @@ RunSettings run_settings_from_json(const json& doc) {
   s.near_miss_elements = static_cast<std::uint64_t>(whole_number(doc, "near_miss_elements").value_or(0));
   s.off_grid_shapes = index_field(doc, "off_grid_shapes").value_or(0);
   s.shapes = shapes_from_json(doc.value("shapes", json()));
-  s.distributions = list_of<std::string>(doc, "distributions", &json::is_string);
-  s.trace = flag(doc, "trace");
-  s.trace_reference = flag(doc, "trace_reference");
+  s.distributions = list_field<std::string>(doc, "distributions", &json::is_string);
+  s.trace = bool_field(doc, "trace").value_or(false);
+  s.trace_reference = bool_field(doc, "trace_reference").value_or(false);
   return s;
 }
 

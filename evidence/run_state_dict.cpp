@@ -33,7 +33,7 @@ StateDictRecord state_dict_record_from_json(const json& doc) {
   if (!doc.is_object()) return r;
   r.shapes = read_rows<StateDictShape>(doc.value("shapes", json::array()), state_dict_shape_from_json);
   r.status = text_field(doc, "status");
-  r.strict = doc.contains("strict") && doc["strict"].is_boolean() && doc["strict"].get<bool>();
+  r.strict = bool_field(doc, "strict").value_or(false);
   r.reason = text_field(doc, "reason");
   return r;
 }

@@ -45,7 +45,7 @@ ModeTiming mode_from_json(const json& doc) {
     m.stats = s;
   }
   if (doc.contains("samples") && doc["samples"].is_array()) m.samples = doc["samples"];
-  if (doc.contains("samples_passed") && doc["samples_passed"].is_boolean()) m.samples_passed = doc["samples_passed"];
+  m.samples_passed = bool_field(doc, "samples_passed").value_or(m.samples_passed);
   if (doc.contains("output_checks") && doc["output_checks"].is_object()) m.output_checks = doc["output_checks"];
   if (doc.contains("output_types") && doc["output_types"].is_array()) m.output_types = doc["output_types"];
   m.version_counters_moved = index_field(doc, "version_counters_moved");

@@ -111,7 +111,7 @@ ReferenceGlue reference_glue_from_json(const json& doc) {
       s.glue_ms_per_call = finite_number(row, "glue_ms_per_call").value_or(0);
       s.banned_ms_per_call = finite_number(row, "banned_ms_per_call").value_or(0);
       s.glue_kernels = index_field(row, "glue_kernels").value_or(0);
-      s.counted = row.contains("counted") && row["counted"].is_boolean() && row["counted"].get<bool>();
+      s.counted = bool_field(row, "counted").value_or(false);
       return s;
     });
   return g;
@@ -142,32 +142,15 @@ json to_json(const TraceRecord& t) {
   return doc;
 }
 
-namespace {
-
-std::optional<bool> flag(const json& doc, const char* key) {
-  if (!doc.contains(key) || !doc[key].is_boolean()) return std::nullopt;
-  return doc[key].get<bool>();
-}
-
-std::vector<std::string> texts(const json& doc, const char* key) {
-  std::vector<std::string> out;
-  if (doc.contains(key) && doc[key].is_array())
-    for (const auto& v : doc[key])
-      if (v.is_string()) out.push_back(v.get<std::string>());
-  return out;
-}
-
-}  // namespace
-
 TraceRecord trace_record_from_json(const json& doc) {
   TraceRecord t;
   if (!doc.is_object()) return t;
   t.status = text_field(doc, "status", "unavailable");
   t.reason = text_field(doc, "reason");
-  t.subscribed = flag(doc, "subscribed");
-  t.complete = flag(doc, "complete");
-  t.notes = texts(doc, "notes");
-  t.files = texts(doc, "files");
+  t.subscribed = bool_field(doc, "subscribed");
+  t.complete = bool_field(doc, "complete");
+  t.notes = list_field<std::string>(doc, "notes", &json::is_string);
+  t.files = list_field<std::string>(doc, "files", &json::is_string);
   t.export_error = text_field(doc, "export_error");
   if (doc.contains("reference_glue")) t.reference_glue = reference_glue_from_json(doc["reference_glue"]);
   if (doc.contains("authored_share")) t.authored_share = authored_shares_from_json(doc["authored_share"]);

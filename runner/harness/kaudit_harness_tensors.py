@@ -336,12 +336,12 @@ def device_memory(torch):
     """This process's device memory peaks as torch's allocator saw them (a
     CUDA run; else nothing): what runs side by side on one device must fit
     in. With each noted phase's allocated peak."""
-    peaks = _allocator_peaks(torch)
-    if peaks is None:
+    now = _allocator_peaks(torch)
+    if now is None:
         return {}
     mib = 1 << 20
-    allocated = max(_PROCESS_PEAKS["allocated"], peaks[0])
-    reserved = max(_PROCESS_PEAKS["reserved"], peaks[1])
+    allocated = max(_PROCESS_PEAKS["allocated"], now[0])
+    reserved = max(_PROCESS_PEAKS["reserved"], now[1])
     peaks = {"peak_allocated_mib": round(allocated / mib, 1), "peak_reserved_mib": round(reserved / mib, 1)}
     for phase, peak in sorted(_PHASE_PEAKS.items()):
         peaks["%s_peak_allocated_mib" % phase] = round(peak / mib, 1)

@@ -21,7 +21,6 @@
 #include <set>
 
 namespace kaudit::run {
-using json = nlohmann::json;
 
 #ifndef KAUDIT_HAVE_TRACE_MODEL
 evidence::TraceRecord summarize_trace(const std::filesystem::path&, long, const std::string&,
