@@ -179,8 +179,16 @@ std::vector<json> run_jobs(const std::vector<AuditItem>& items, const std::vecto
     if (!o.quiet) print_progress(items[i], out, entries[i], n, items.size());
     board.spoke(RunningBoard::Clock::now());
   };
+  // An item whose run would wait for room on its device goes after later
+  // ones that fit now (audit/job_pool.h).
+  std::vector<std::string> problem_keys;
+  for (const auto& item : items) problem_keys.push_back(item.problem ? problem_key(*item.problem) : std::string());
+  const JobPool::Ready fits_now = [&](std::size_t i, int w) {
+    const auto& budget = slots[static_cast<std::size_t>(w)].device_memory;
+    return !budget || problem_keys[i].empty() || budget->fits_now(problem_keys[i]);
+  };
   Heartbeat heartbeat(o.quiet ? 0 : o.heartbeat_s, board, print_mutex, live_progress());
-  pool.run(items.size(), jobs, work, [] { return run::children_interrupted(); });
+  pool.run(items.size(), jobs, work, [] { return run::children_interrupted(); }, fits_now);
   return entries;
 }
 

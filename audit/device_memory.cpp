@@ -69,8 +69,7 @@ DeviceMemoryBudget::Reservation DeviceMemoryBudget::admit(const std::string& pro
     const std::optional<double> learned = learned_locked(problem);
     const bool known = learned.has_value();
     const double need = learned.value_or(total_mib_ / jobs_);
-    const bool fits = reserved_ + need <= total_mib_ && (known || scouts_[problem] == 0);
-    if (holders_ == 0 || fits || (stop && stop())) {
+    if (fits_locked(problem) || (stop && stop())) {
       reserved_ += need;
       ++holders_;
       if (!known) ++scouts_[problem];
@@ -87,6 +86,19 @@ DeviceMemoryBudget::Reservation DeviceMemoryBudget::admit(const std::string& pro
     // again each second for an interruption.
     cv_.wait_for(lock, std::chrono::seconds(1));
   }
+}
+
+bool DeviceMemoryBudget::fits_locked(const std::string& problem) const {
+  const std::optional<double> learned = learned_locked(problem);
+  const auto scouts = scouts_.find(problem);
+  const bool scout_under_way = scouts != scouts_.end() && scouts->second > 0;
+  return holders_ == 0 ||
+         (reserved_ + learned.value_or(total_mib_ / jobs_) <= total_mib_ && (learned.has_value() || !scout_under_way));
+}
+
+bool DeviceMemoryBudget::fits_now(const std::string& problem) {
+  std::lock_guard<std::mutex> lock(m_);
+  return fits_locked(problem);
 }
 
 void DeviceMemoryBudget::learn(const std::string& problem, double mib) {

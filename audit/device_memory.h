@@ -75,6 +75,8 @@ class DeviceMemoryBudget {
   // `on_wait(need_mib)` hears once that it has to wait.
   Reservation admit(const std::string& problem, const std::function<bool()>& stop,
                     const std::function<void(double)>& on_wait = nullptr);
+  // Whether admit() would reserve for a run of `problem` now, without waiting.
+  bool fits_now(const std::string& problem);
   // A run of `problem` ended and needed `mib`: its runs need at least that from now on.
   void learn(const std::string& problem, double mib);
   double reserved_mib();
@@ -82,6 +84,7 @@ class DeviceMemoryBudget {
  private:
   void give_back(double mib, const std::string& scout);
   std::optional<double> learned_locked(const std::string& problem) const;  // under m_
+  bool fits_locked(const std::string& problem) const;                      // under m_
   const double total_mib_;
   const int jobs_;
   std::mutex m_;

@@ -4,27 +4,43 @@
 
 namespace kaudit::audit {
 
+std::optional<std::size_t> JobPool::take(int slot) {
+  if (left_ == 0 || (*stop_)()) return std::nullopt;
+  std::optional<std::size_t> first_left, first_ready;
+  for (std::size_t i = 0; i < taken_.size() && !first_ready; ++i) {
+    if (taken_[i]) continue;
+    if (!first_left) first_left = i;
+    if (!*ready_ || (*ready_)(i, slot)) first_ready = i;
+  }
+  const std::size_t item = first_ready.value_or(*first_left);
+  taken_[item] = true;
+  --left_;
+  return item;
+}
+
 void JobPool::worker(int slot) {
   for (;;) {
-    std::size_t item = 0;
+    std::optional<std::size_t> item;
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      if (next_ >= items_ || (*stop_)()) return;
-      item = next_++;
+      item = take(slot);
     }
-    (*work_)(item, slot);
+    if (!item) return;
+    (*work_)(*item, slot);
   }
 }
 
 void JobPool::lend(int slot) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (next_ < items_ && !(*stop_)()) threads_.emplace_back([this, slot] { worker(slot); });
+  if (left_ > 0 && !(*stop_)()) threads_.emplace_back([this, slot] { worker(slot); });
 }
 
-void JobPool::run(std::size_t items, int jobs, const Work& work, const std::function<bool()>& stop) {
+void JobPool::run(std::size_t items, int jobs, const Work& work, const std::function<bool()>& stop,
+                  const Ready& ready) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    items_ = items, next_ = 0, work_ = &work, stop_ = &stop;
+    taken_.assign(items, false);
+    left_ = items, work_ = &work, stop_ = &stop, ready_ = &ready;
     for (int w = 1; w < jobs; ++w) threads_.emplace_back([this, w] { worker(w); });
   }
   worker(0);

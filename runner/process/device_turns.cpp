@@ -5,19 +5,20 @@
 namespace kaudit::run {
 
 DeviceTurns::Turn::Turn(Turn&& other) noexcept
-    : owner_(std::exchange(other.owner_, nullptr)), kind_(std::exchange(other.kind_, Kind::none)) {}
+    : owner_(std::exchange(other.owner_, nullptr)), kind_(std::exchange(other.kind_, Kind::none)), since_(other.since_) {}
 
 DeviceTurns::Turn& DeviceTurns::Turn::operator=(Turn&& other) noexcept {
   if (this != &other) {
     release();
     owner_ = std::exchange(other.owner_, nullptr);
     kind_ = std::exchange(other.kind_, Kind::none);
+    since_ = other.since_;
   }
   return *this;
 }
 
 void DeviceTurns::Turn::release() {
-  if (owner_ != nullptr && kind_ != Kind::none) owner_->give_back(kind_);
+  if (owner_ != nullptr && kind_ != Kind::none) owner_->give_back(kind_, since_);
   owner_ = nullptr;
   kind_ = Kind::none;
 }
@@ -26,14 +27,28 @@ bool DeviceTurns::asked_before(const std::set<std::uint64_t>& waiting, std::uint
   return !waiting.empty() && *waiting.begin() < ticket;
 }
 
+bool DeviceTurns::shared_may_go(std::uint64_t ticket) const {
+  if (exclusive_held_) return false;
+  if (!asked_before(exclusive_waiting_, ticket)) return true;
+  return !shared_since_.empty() && now_() - *shared_since_.begin() >= patience_;  // the timing waits for that one anyway
+}
+
+DeviceTurns::Turn DeviceTurns::give_shared() {
+  ++sharing_;
+  const Clock::time_point since = now_();
+  shared_since_.insert(since);
+  return Turn(this, Kind::shared, since);
+}
+
 DeviceTurns::Turn DeviceTurns::shared() {
   std::unique_lock lock(mutex_);
   const std::uint64_t ticket = next_ticket_++;
   shared_waiting_.insert(ticket);
-  changed_.wait(lock, [&] { return !exclusive_held_ && !asked_before(exclusive_waiting_, ticket); });
+  // Woken when a turn is given back or asked for; asked again now and then
+  // while a timing turn waits, for a shared turn that outlasts the patience.
+  while (!shared_may_go(ticket)) changed_.wait_for(lock, std::chrono::milliseconds(100));
   shared_waiting_.erase(ticket);
-  ++sharing_;
-  return Turn(this, Kind::shared);
+  return give_shared();
 }
 
 DeviceTurns::Turn DeviceTurns::exclusive() {
@@ -51,9 +66,8 @@ DeviceTurns::Turn DeviceTurns::exclusive() {
 
 DeviceTurns::Turn DeviceTurns::try_shared() {
   std::lock_guard lock(mutex_);
-  if (exclusive_held_ || !exclusive_waiting_.empty()) return Turn();
-  ++sharing_;
-  return Turn(this, Kind::shared);
+  if (!shared_may_go(next_ticket_)) return Turn();
+  return give_shared();
 }
 
 DeviceTurns::Turn DeviceTurns::try_exclusive() {
@@ -74,17 +88,30 @@ int DeviceTurns::shared_waiting() {
 }
 
 bool DeviceTurns::yield_to_timing(Turn& turn) {
-  if (turn.owner_ != this || turn.kind() != Kind::shared || exclusive_waiting() == 0) return false;
+  if (turn.owner_ != this || turn.kind() != Kind::shared) return false;
+  {
+    std::lock_guard lock(mutex_);
+    if (exclusive_waiting_.empty()) {  // kept: its work so far ended here, what follows is new
+      shared_since_.erase(shared_since_.find(turn.since_));
+      turn.since_ = now_();
+      shared_since_.insert(turn.since_);
+      return false;
+    }
+  }
   turn.release();
   turn = shared();  // waits for the timing turns asked for before it
   return true;
 }
 
-void DeviceTurns::give_back(Kind kind) {
+void DeviceTurns::give_back(Kind kind, Clock::time_point since) {
   {
     std::lock_guard lock(mutex_);
-    if (kind == Kind::exclusive) exclusive_held_ = false;
-    else --sharing_;
+    if (kind == Kind::exclusive) {
+      exclusive_held_ = false;
+    } else {
+      --sharing_;
+      shared_since_.erase(shared_since_.find(since));
+    }
   }
   changed_.notify_all();
 }

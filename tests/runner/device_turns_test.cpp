@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
+#include <functional>
 #include <thread>
 
 namespace {
@@ -76,6 +78,72 @@ TEST(DeviceTurns, AnUntimedTurnIsNotStarvedByAStreamOfTimingTurns) {
   untimed.join();
   timing_b.join();
   EXPECT_EQ(timing_b_at.load(), 2);
+}
+
+// A clock the test moves: DeviceTurns' patience is measured on it.
+struct FakeClock {
+  std::atomic<DeviceTurns::Clock::rep> ticks{0};
+  void advance(std::chrono::milliseconds d) { ticks += std::chrono::duration_cast<DeviceTurns::Clock::duration>(d).count(); }
+  std::function<DeviceTurns::Clock::time_point()> now() {
+    return [this] { return DeviceTurns::Clock::time_point(DeviceTurns::Clock::duration(ticks.load())); };
+  }
+};
+
+// A run waiting to time behind an untimed call that runs long (a build, a
+// call that hangs) waits for it anyway: the other runs' untimed work goes on
+// beside it instead of waiting behind the timing run, and once the long call
+// has ended timing goes first again.
+TEST(DeviceTurns, TimingWaitingBehindALongUntimedCallHoldsBackNoOtherUntimedWork) {
+  using std::chrono::milliseconds;
+  FakeClock clock;
+  DeviceTurns turns(std::chrono::seconds(2), clock.now());
+  DeviceTurns::Turn long_call = turns.shared();
+  std::atomic<bool> timed{false};
+  std::thread timing([&] {
+    DeviceTurns::Turn t = turns.exclusive();
+    timed = true;
+  });
+  while (turns.exclusive_waiting() == 0) std::this_thread::yield();
+  clock.advance(milliseconds(1000));
+  EXPECT_EQ(turns.try_shared().kind(), Kind::none) << "a call of 1 s: timing goes first";
+  clock.advance(milliseconds(1500));
+  DeviceTurns::Turn other = turns.try_shared();
+  EXPECT_EQ(other.kind(), Kind::shared) << "the timing waits 2.5 s for the long call anyway";
+  long_call.release();
+  EXPECT_FALSE(timed.load()) << "the other untimed call is still under way";
+  EXPECT_EQ(turns.exclusive_waiting(), 1);
+  EXPECT_EQ(turns.try_shared().kind(), Kind::none) << "the long call ended: timing goes first again";
+  other.release();
+  timing.join();
+  EXPECT_TRUE(timed.load());
+}
+
+// A shared turn kept through a yield point (nobody waited to time) counts
+// from there: a run holding its turn across many short calls is not a long call.
+TEST(DeviceTurns, AKeptTurnCountsFromItsLastYieldPoint) {
+  using std::chrono::milliseconds;
+  FakeClock clock;
+  DeviceTurns turns(std::chrono::seconds(2), clock.now());
+  DeviceTurns::Turn mine = turns.shared();
+  clock.advance(milliseconds(5000));
+  EXPECT_FALSE(turns.yield_to_timing(mine)) << "nobody waits: kept";
+  std::thread timing([&] { DeviceTurns::Turn t = turns.exclusive(); });
+  while (turns.exclusive_waiting() == 0) std::this_thread::yield();
+  clock.advance(milliseconds(1000));
+  EXPECT_EQ(turns.try_shared().kind(), Kind::none) << "1 s since its yield point, not 6 s";
+  // A run asking for a shared turn meanwhile gets it once the call outlasts the patience.
+  std::atomic<bool> untimed{false};
+  std::thread waiting([&] {
+    DeviceTurns::Turn t = turns.shared();
+    untimed = true;
+  });
+  while (turns.shared_waiting() == 0) std::this_thread::yield();
+  EXPECT_FALSE(untimed.load());
+  clock.advance(milliseconds(1500));
+  waiting.join();  // woken by the clock alone: nothing was given back
+  EXPECT_TRUE(untimed.load());
+  mine.release();
+  timing.join();
 }
 
 TEST(DeviceTurns, MovedTurnIsGivenBackOnce) {

@@ -124,3 +124,21 @@ TEST(DeviceMemory, OneRunOfAProblemWhoseNeedIsUnknownAtATime) {
   auto c = budget.admit("moe", never);  // known now: two fit beside topk's share
   EXPECT_EQ(c.mib(), 30000);
 }
+
+// What the batch's workers ask before they take an item (audit/job_pool.h):
+// the same answer admit() would give, without waiting.
+TEST(DeviceMemory, FitsNowSaysWhetherAdmitWouldWait) {
+  DeviceMemoryBudget budget(80000, 4);
+  EXPECT_TRUE(budget.fits_now("moe")) << "nothing under way";
+  auto scout = budget.admit("moe", never);
+  EXPECT_FALSE(budget.fits_now("moe")) << "a run of it is under way while its need is unknown";
+  EXPECT_TRUE(budget.fits_now("topk"));
+  budget.learn("moe", 50000);
+  EXPECT_TRUE(budget.fits_now("moe")) << "known now: 50000 beside the scout's fair share of 20000";
+  auto other = budget.admit("topk", never);  // another fair share: 40000 reserved
+  EXPECT_FALSE(budget.fits_now("moe")) << "50000 beside 40000 is more than the device";
+  auto waiting = std::async(std::launch::async, [&] { return budget.admit("moe", never); });
+  EXPECT_EQ(waiting.wait_for(std::chrono::milliseconds(200)), std::future_status::timeout) << "admit agrees";
+  other.release();
+  ASSERT_EQ(waiting.wait_for(std::chrono::seconds(30)), std::future_status::ready);
+}

@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include <future>
 
 #include <algorithm>
@@ -305,6 +307,29 @@ TEST(JobPool, AWorkerThatWaitsForTheBatchLendsItsPlace) {
   EXPECT_TRUE(waited_out) << "the waiting item never saw the others done";
   EXPECT_EQ(others_done, 4);
   EXPECT_EQ(most_at_once, 2) << "the place of the waiting worker was not lent";
+}
+
+// A worker takes the first item that can start now (its run fits in the
+// device's memory), else the first left: an item that would wait for room
+// does not hold a worker while later ones could run.
+TEST(JobPool, AWorkerTakesTheFirstItemThatCanStartNow) {
+  kaudit::audit::JobPool pool;
+  std::vector<std::size_t> order;
+  std::set<std::size_t> waiting_for_room = {0, 2};
+  pool.run(
+      5, 1, [&](std::size_t item, int) { order.push_back(item); }, [] { return false; },
+      [&](std::size_t item, int slot) {
+        EXPECT_EQ(slot, 0);
+        return !waiting_for_room.count(item);
+      });
+  EXPECT_EQ(order, (std::vector<std::size_t>{1, 3, 4, 0, 2}));
+  order.clear();
+  pool.run(3, 1, [&](std::size_t item, int) { order.push_back(item); }, [] { return false; },
+           [](std::size_t, int) { return false; });
+  EXPECT_EQ(order, (std::vector<std::size_t>{0, 1, 2})) << "none can start now: in order";
+  order.clear();
+  pool.run(3, 1, [&](std::size_t item, int) { order.push_back(item); }, [] { return false; });
+  EXPECT_EQ(order, (std::vector<std::size_t>{0, 1, 2})) << "no readiness asked: in order";
 }
 
 // Stopped (SIGINT), the pool takes no new item, a lent place included.
