@@ -6,8 +6,9 @@
 #
 #   kaudit audit --problem PROBLEM_FOLDER SOLUTION -o DIR
 #
-# on that same upstream problem folder: two problems, with the bundled
-# corpus's clean submissions for them, with a lazy build and without one.
+# on that same upstream problem folder: four problems (top-k, fp8 GEMM, MoE
+# up-projection, KDA), with the bundled corpus's clean submissions for them,
+# top-k's with a lazy build and without one.
 #
 #   UPSTREAM=.upstream/kernelbench-hard bash tests/gpu/grader_compare.sh
 #
@@ -35,10 +36,12 @@ UPSTREAM=$(cd "$UPSTREAM" && pwd)
 # arguments and where the weights live: tests/gpu/grader_adapters/PROBLEM.py,
 # appended to the solution, gives it upstream's interface (the corpus's
 # w4a16 and paged attention pack their weights and caches differently, so
-# they have none).
+# they have none); tests/gpu/grader_adapters_test.py checks each on the CPU.
 pairs_default="05_topk_bitonic kernels/corpus/topk/honest_cuda_block_select.py
 05_topk_bitonic kernels/corpus/topk/clean_two_stage_select.py
-01_fp8_gemm kernels/corpus/fp8_gemm/clean_triton_fp8_dot.py"
+01_fp8_gemm kernels/corpus/fp8_gemm/clean_triton_fp8_dot.py
+06_sonic_moe_swiglu kernels/corpus/moe_swiglu/clean_grouped_gemm_swiglu.py
+02_kda_cutlass kernels/corpus/kda_chunked/clean_fused_recurrent.py"
 mapfile -t pairs <<<"${KAUDIT_GRADER_PAIRS:-$pairs_default}"
 now() { date +%s.%N; }
 # step NAME LOG COMMAND...: runs it, prints "NAME SECONDS EXIT".
