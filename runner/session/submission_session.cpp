@@ -514,12 +514,25 @@ void SubmissionSession::note_build() {
   }
 }
 
+// Once the first call's forward has returned, what still runs is what it
+// launched: no build or compile is left to wait for, and runs waiting to
+// time wait for it only kStepAsideAfterReturnS (else a call's limit; on an
+// H100 three runs waited 57 to 84 s to time behind a Triton kernel that
+// never ended). Stepping aside decides nothing: the run is made again alone,
+// where it has every limit in full.
 bool SubmissionSession::holds_back_timers() {
   if (!first_call_pending_ || !device_.others_waiting_to_time()) return false;
   const auto now = clock_type::now();
   const std::chrono::duration<double> limit(plan_.call_s);
-  if (now - phase_started_ < limit || now - build_seen_ < limit) return false;
+  const std::chrono::duration<double> after_return(std::min(plan_.call_s, kStepAsideAfterReturnS));
+  const bool returned_long_ago = first_call_returned_ && now - returned_at_ >= after_return && now - build_seen_ >= after_return;
+  if (!returned_long_ago && (now - phase_started_ < limit || now - build_seen_ < limit)) return false;
   stepped_aside_after_s_ = std::chrono::duration<double>(now - phase_started_).count();
+  stepped_aside_why_ = returned_long_ago
+                           ? "its first call, whose forward had returned " +
+                                 std::to_string(static_cast<int>(std::chrono::duration<double>(now - returned_at_).count())) +
+                                 " s before, with no build running"
+                           : "its first call, with no build running for " + std::to_string(static_cast<int>(plan_.call_s)) + " s";
   return true;
 }
 
@@ -546,6 +559,7 @@ double SubmissionSession::on_first_return(const json& m) {
   if (!first_call_pending_ || first_call_returned_ || m["shape"] != current_phase_.value("shape", -1))
     return violation("a 'returned' that is not its phase's first call");
   first_call_returned_ = true;
+  returned_at_ = clock_type::now();
   timeout_s_ = plan_.call_s;
   return timeout_s_;
 }
@@ -699,10 +713,8 @@ void SubmissionSession::judge_ending(const ExitStatus& status, int shapes, int c
                                  "); the run was stopped there");
   } else if (stepped_aside_after_s_) {
     result_.set_error(phase, "stopped after " + std::to_string(static_cast<int>(*stepped_aside_after_s_)) + " s in " +
-                                 phase_text() +
-                                 " (its first call, with no build running for " +
-                                 std::to_string(static_cast<int>(plan_.call_s)) +
-                                 " s) while other runs of the batch waited to time; the process group was killed");
+                                 phase_text() + " (" + stepped_aside_why_ +
+                                 ") while other runs of the batch waited to time; the process group was killed");
   } else if (no_build_for_s_) {
     result_.set_error(phase, "timed out after " + std::to_string(static_cast<int>(first_call_stopped_after_s_)) +
                                  " s in " + phase_text() + " (its first call, with no build running for " +

@@ -24,6 +24,10 @@
 
 namespace kaudit::run {
 
+// How long runs waiting to time wait for another run's first call once its
+// forward has returned and no build runs (SubmissionSession::holds_back_timers).
+constexpr double kStepAsideAfterReturnS = 10;
+
 class SubmissionSession {
  public:
   SubmissionSession(const RunPlan& plan, const Workspace& ws, RunResult& result, DeviceAccess& device);
@@ -95,6 +99,8 @@ class SubmissionSession {
   std::map<int, CpuTicks> cpu_ticks_;
   clock_type::time_point build_seen_;
   std::optional<double> stepped_aside_after_s_;
+  std::string stepped_aside_why_;  // what the error says of the first call it stopped
+  clock_type::time_point returned_at_;  // when the first call's forward returned (on_first_return)
   std::optional<double> no_build_for_s_;
   double first_call_stopped_after_s_ = 0;  // how long that first call ran (first_call_without_build)
   std::set<std::string> build_processes_;  // names of the processes seen as a build, for first_calls

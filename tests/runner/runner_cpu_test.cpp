@@ -199,13 +199,13 @@ TEST(RunnerCpu, AllTimingModesAreOneExclusiveTurn) {
 // correctness phase (RunOptions::on_phase), so that the slow run is in its
 // first call, not at a yield point, when the timer comes to wait. Returns
 // {slow's run.json, timer's}.
-std::pair<json, json> beside_a_timer(const std::string& slow_solution) {
+std::pair<json, json> beside_a_timer(const std::string& slow_solution, double call_timeout_s = 3) {
   const auto turns = std::make_shared<kaudit::run::DeviceTurns>();
   auto slow = options("linear_relu", slow_solution);
   auto timer = options("linear_relu", "clean.py");
   for (auto* o : {&slow, &timer}) {
     o->device_turns = turns;
-    o->call_timeout_s = 3;
+    o->call_timeout_s = call_timeout_s;
     o->setup_timeout_s = 60;
     o->off_grid_shapes = 0;
   }
@@ -242,6 +242,24 @@ TEST(RunnerCpu, FirstCallWithoutABuildDoesNotHoldRunsWaitingToTime) {
       << describe(slow);
   EXPECT_EQ(timer["result"], "correct") << describe(timer);
   EXPECT_EQ(timer["device_turns"]["exclusive"], 1) << timer["device_turns"].dump();
+}
+
+// Once the first call's forward has returned, what it launched holds runs
+// waiting to time kStepAsideAfterReturnS, not a call's limit: on an H100
+// three runs waited 57 to 84 s to time behind a kernel that never ended.
+// The run steps aside as before (kaudit audit makes it again alone).
+TEST(RunnerCpu, AFirstCallWhoseForwardReturnedStepsAsideSoonForRunsWaitingToTime) {
+  SKIP_WITHOUT_TORCH();
+  const double call_s = 60;
+  const auto [slow, timer] = beside_a_timer("late_after_return.py", call_s);
+  ASSERT_EQ(slow["result"], "error") << describe(slow);
+  const std::string why = slow["error"]["reason"];
+  EXPECT_NE(why.find("whose forward had returned"), std::string::npos) << why;
+  EXPECT_NE(why.find("while other runs of the batch waited to time"), std::string::npos) << why;
+  std::smatch after;
+  ASSERT_TRUE(std::regex_search(why, after, std::regex("stopped after ([0-9]+) s"))) << why;
+  EXPECT_LT(std::stoi(after[1]), call_s) << "held the runs waiting to time for a call's limit: " << why;
+  EXPECT_EQ(timer["result"], "correct") << describe(timer);
 }
 
 // A first call with no build for two calls' limits is a kernel that never
