@@ -34,7 +34,6 @@ bool DeviceTurns::shared_may_go(std::uint64_t ticket) const {
 }
 
 DeviceTurns::Turn DeviceTurns::give_shared() {
-  ++sharing_;
   const Clock::time_point since = now_();
   shared_since_.insert(since);
   return Turn(this, Kind::shared, since);
@@ -56,7 +55,7 @@ DeviceTurns::Turn DeviceTurns::exclusive() {
   const std::uint64_t ticket = next_ticket_++;
   exclusive_waiting_.insert(ticket);
   changed_.wait(lock, [&] {
-    return !exclusive_held_ && sharing_ == 0 && !asked_before(exclusive_waiting_, ticket) &&
+    return !exclusive_held_ && shared_since_.empty() && !asked_before(exclusive_waiting_, ticket) &&
            !asked_before(shared_waiting_, ticket);
   });
   exclusive_waiting_.erase(ticket);
@@ -72,7 +71,7 @@ DeviceTurns::Turn DeviceTurns::try_shared() {
 
 DeviceTurns::Turn DeviceTurns::try_exclusive() {
   std::lock_guard lock(mutex_);
-  if (exclusive_held_ || sharing_ > 0 || !shared_waiting_.empty() || !exclusive_waiting_.empty()) return Turn();
+  if (exclusive_held_ || !shared_since_.empty() || !shared_waiting_.empty() || !exclusive_waiting_.empty()) return Turn();
   exclusive_held_ = true;
   return Turn(this, Kind::exclusive);
 }
@@ -109,7 +108,6 @@ void DeviceTurns::give_back(Kind kind, Clock::time_point since) {
     if (kind == Kind::exclusive) {
       exclusive_held_ = false;
     } else {
-      --sharing_;
       shared_since_.erase(shared_since_.find(since));
     }
   }

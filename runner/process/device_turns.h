@@ -84,11 +84,10 @@ class DeviceTurns {
   const std::function<Clock::time_point()> now_;
   std::mutex mutex_;
   std::condition_variable changed_;
-  int sharing_ = 0;
   bool exclusive_held_ = false;
   std::uint64_t next_ticket_ = 0;                       // the order turns were asked for in
   std::set<std::uint64_t> shared_waiting_, exclusive_waiting_;  // tickets of those waiting
-  std::multiset<Clock::time_point> shared_since_;               // when each shared turn held now was given
+  std::multiset<Clock::time_point> shared_since_;               // one per shared turn held now: when it was given
 };
 
 }  // namespace kaudit::run
