@@ -12,10 +12,16 @@
 namespace kaudit::audit {
 
 std::optional<double> run_need_mib(const std::map<std::string, std::map<std::string, double>>& device_memory) {
+  auto measure = [&](const std::string& process, const std::string& name) {
+    const auto p = device_memory.find(process);
+    if (p == device_memory.end()) return 0.0;
+    const auto it = p->second.find(name);
+    return it == p->second.end() ? 0.0 : it->second;
+  };
   double peak = 0;
-  for (const auto& [process, peaks] : device_memory)
-    if (const auto it = peaks.find("peak_reserved_mib"); it != peaks.end()) peak = std::max(peak, it->second);
+  for (const auto& [process, peaks] : device_memory) peak = std::max(peak, measure(process, "peak_reserved_mib"));
   if (peak <= 0) return std::nullopt;
+  peak = std::max(peak, measure("reference", "peak_reserved_mib") + measure("submission", "import_peak_allocated_mib"));
   return peak + 2 * kProcessBaseMib;
 }
 

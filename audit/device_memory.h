@@ -27,8 +27,10 @@ namespace kaudit::audit {
 // What one run needs of the device (MiB) from its `device_memory` record:
 // the larger of its two processes' reserved peaks (the reference's is
 // given back before the submission's calls and the submission has ended
-// before the expected outputs) and kProcessBaseMib for each process's
-// context and libraries. Nothing when the record has no peak. The
+// before the expected outputs), or, where larger, the reference's peak with
+// the submission's import beside it (sandboxed, the submission imports
+// while the reference draws its inputs: runner/session/submission_session.h),
+// and kProcessBaseMib for each process's context and libraries. Nothing when the record has no peak. The
 // submission's peak is its own process's word: a need learned is the most
 // any run of the problem reported, capped at the device, so claiming little
 // cannot lower it below honest runs' and claiming much only makes the

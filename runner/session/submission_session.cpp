@@ -28,6 +28,13 @@ SubmissionSession::SubmissionSession(const RunPlan& plan, const Workspace& ws, R
                                      DeviceAccess& device)
     : plan_(plan), ws_(ws), result_(result), device_(device) {}
 
+// A run that ends before run() (the reference failed) stops the set-up: the
+// thread's watch kills the process group within a second.
+SubmissionSession::~SubmissionSession() {
+  abandon_set_up_ = true;
+  if (set_up_.joinable()) set_up_.join();
+}
+
 void SubmissionSession::start() {
   const std::string shapes_file =
       plan_.problem.shapes.empty() ? "" : plan_.in_copy(ws_.work(), plan_.problem.shapes).string();
@@ -48,16 +55,70 @@ void SubmissionSession::start() {
   started_ = phase_started_ = clock_type::now();
   timeout_s_ = plan_.setup_s;
   child_ = std::make_unique<Child>(child_spec(plan_, ws_, Role::submission, cfg_path));
+  // Without the sandbox the submission could rewrite the reference's input
+  // files before run.cpp seals them: its code then waits for run().
+  if (!plan_.isolation.sandboxed) return;
+  set_up_beside_ = buffer_phases_ = true;
+  set_up_ = std::thread([this] {
+    try {
+      set_up_out_ = drive(*child_, Speaker::submission, plan_.setup_s,
+                          [this](const json& m) { return on_set_up_message(m); },
+                          [this] { return abandon_set_up_ ? -1.0 : 0.0; });
+    } catch (...) {  // rethrown on the run's thread (join_set_up)
+      set_up_error_ = std::current_exception();
+    }
+  });
+}
+
+// The set-up's messages, on the set-up thread: the greeting, the set-up
+// phase, an error, tampering, ready. Anything else stops the thread there
+// and is handled by run(), on the run's thread, as before.
+double SubmissionSession::on_set_up_message(const json& m) {
+  const std::string ev = m["event"];
+  if (ev == "hello" || ev == "ready" || ev == "error" || ev == "tampered" ||
+      (ev == "phase" && m.value("phase", std::string()) == "setup" && !ready_))
+    return on_message(m);
+  held_message_ = m;
+  return -1;
+}
+
+// Waits for the set-up thread (if start() began one); its phases go to the
+// result, after the reference's.
+void SubmissionSession::join_set_up() {
+  if (!set_up_.joinable()) return;
+  set_up_.join();
+  buffer_phases_ = false;
+  for (auto& p : set_up_phases_) result_.phases.push_back(std::move(p));
+  set_up_phases_.clear();
+  if (set_up_error_) std::rethrow_exception(set_up_error_);
+}
+
+// The set-up's outcome: the thread's, with a message it held back handled
+// here, or driven now.
+Outcome SubmissionSession::set_up_outcome() {
+  auto handler = [this](const json& m) { return on_message(m); };
+  if (!set_up_beside_) return drive(*child_, Speaker::submission, plan_.setup_s, handler);
+  Outcome out = std::move(set_up_out_);
+  if (!held_message_) return out;
+  const json m = std::move(*held_message_);
+  held_message_.reset();
+  const double next = on_message(m);
+  if (next < 0) return out;
+  const double left_s = plan_.setup_s - std::chrono::duration<double>(clock_type::now() - started_).count();
+  Outcome rest = drive(*child_, Speaker::submission, next > 0 ? next : std::max(left_s, 1.0), handler);
+  rest.bad_messages.insert(rest.bad_messages.begin(), out.bad_messages.begin(), out.bad_messages.end());
+  return rest;
 }
 
 void SubmissionSession::run(const fs::path& stage_config_path, const std::map<std::pair<int, int>, json>& inputs,
                             const std::vector<int>& samples_per_shape, const std::set<int>& seeded_shapes) {
+  join_set_up();
   inputs_ = &inputs;
   samples_per_shape_ = samples_per_shape;
   seeded_shapes_ = seeded_shapes;
   auto handler = [this](const json& m) { return on_message(m); };
   // Import and build first, without the device's turn; then the calls.
-  Outcome out = drive(*child_, Speaker::submission, plan_.setup_s, handler);
+  Outcome out = set_up_outcome();
   bad_messages_ = std::move(out.bad_messages);
   if (ready_ && !report_.error.is_object() && !violated_) {
     turn_ = device_.take(DeviceTurns::Kind::shared);
@@ -651,7 +712,11 @@ void SubmissionSession::end_phase() {
   json step = {{"phase", current_phase_.value("phase", std::string("start"))}};
   for (const char* k : {"shape", "mode"})
     if (current_phase_.contains(k)) step[k] = current_phase_[k];
-  result_.add_phase("submission", step, phase_started_);
+  if (buffer_phases_)
+    set_up_phases_.push_back(evidence::run_phase(
+        "submission", step, std::chrono::duration<double>(clock_type::now() - phase_started_).count()));
+  else
+    result_.add_phase("submission", step, phase_started_);
   phase_started_ = clock_type::now();
 }
 

@@ -1,7 +1,8 @@
 // The submission's process in a run: it imports and builds (overlapping the
-// reference's input generation), then makes every correctness call and every
-// timed call the plan asks for, taking turns on the device. One method per
-// channel event; what it reported is kept in `SubmissionReport`.
+// reference's input generation where the sandbox keeps it from the
+// reference's inputs), then makes every correctness call and every timed
+// call the plan asks for, taking turns on the device. One method per channel
+// event; what it reported is kept in `SubmissionReport`.
 #pragma once
 
 #include "runner/process/child_process.h"
@@ -10,15 +11,19 @@
 #include "runner/plan/run_result.h"
 #include "runner/plan/submission_report.h"
 #include "runner/process/workspace.h"
+#include "runner/session/channel.h"
 
 #include <nlohmann/json.hpp>
 
+#include <atomic>
+#include <exception>
 #include <map>
 #include <memory>
 #include <optional>
 #include <random>
 #include <set>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -31,7 +36,15 @@ constexpr double kStepAsideAfterReturnS = 10;
 class SubmissionSession {
  public:
   SubmissionSession(const RunPlan& plan, const Workspace& ws, RunResult& result, DeviceAccess& device);
+  ~SubmissionSession();
+  SubmissionSession(const SubmissionSession&) = delete;
+  SubmissionSession& operator=(const SubmissionSession&) = delete;
   // Starts the process: it imports and builds, then waits for its inputs.
+  // Sandboxed, where it cannot write the reference's inputs, its set-up is
+  // driven at once on a thread of its own (set_up_beside_reference), so the
+  // solution's import and any build at import overlap the reference's
+  // import and input generation; otherwise nothing of the submission runs
+  // until run(), after the reference's inputs are sealed.
   void start();
   // Waits for its set-up; then hands it the correctness and timing plan
   // (`stage_config`, a file in the private folder) and drives every call.
@@ -48,6 +61,9 @@ class SubmissionSession {
 
  private:
   double on_message(const nlohmann::json& m);
+  double on_set_up_message(const nlohmann::json& m);
+  void join_set_up();
+  Outcome set_up_outcome();
   double on_ready();
   double on_turn();
   double on_device_idle();
@@ -142,6 +158,20 @@ class SubmissionSession {
   std::mt19937_64 rng_{std::random_device{}()};
   bool said_hello_ = false;
   bool violated_ = false;
+  // The set-up driven beside the reference (start): until the thread is
+  // joined (set_up_outcome) it alone touches the child and this session's
+  // state; its phases wait in set_up_phases_ so that result_, which the
+  // reference's session writes meanwhile, is written from one thread only.
+  // A message past the set-up (out of protocol there) waits in
+  // held_message_ for run() to handle.
+  std::thread set_up_;
+  bool set_up_beside_ = false;
+  Outcome set_up_out_;
+  std::exception_ptr set_up_error_;
+  std::atomic<bool> abandon_set_up_{false};
+  bool buffer_phases_ = false;
+  std::vector<evidence::RunPhase> set_up_phases_;
+  std::optional<nlohmann::json> held_message_;
 };
 
 // The correctness and timing plan handed to the submission's harness

@@ -401,6 +401,41 @@ TEST(RunnerCpu, ReferenceInputsChangedUnderItAreAnError) {
   EXPECT_FALSE(u["isolation"]["sandboxed"].get<bool>());
 }
 
+// Sandboxed, the submission's import runs beside the reference's input
+// generation (issue 27: a build at import no longer waits for it): the
+// import_handshake problem's reference draws nothing until the solution's
+// import has left its mark, and raises after 45 s without it.
+TEST(RunnerCpu, TheSubmissionImportsWhileTheReferenceDrawsItsInputs) {
+  SKIP_WITHOUT_TORCH();
+  if (!kaudit::run::sandbox_support().available) GTEST_SKIP() << "no sandbox here: the import waits for the inputs";
+  const json r = kaudit::run::run_submission(options("import_handshake", "mark_import.py"));
+  EXPECT_EQ(r["result"], "correct") << describe(r);
+  EXPECT_TRUE(r["isolation"]["sandboxed"].get<bool>());
+  // The submission's set-up phases are recorded (on its own thread) after
+  // the reference's, in order.
+  std::vector<std::string> order;
+  for (const auto& p : r["phases"]) order.push_back(p["process"].get<std::string>() + " " + p["phase"].get<std::string>());
+  const std::vector<std::string> first = {"reference import", "reference inputs", "submission start", "submission setup"};
+  ASSERT_GE(order.size(), first.size()) << r["phases"].dump();
+  EXPECT_EQ(std::vector<std::string>(order.begin(), order.begin() + 4), first) << r["phases"].dump();
+}
+
+// Without the sandbox nothing of the submission runs before the reference's
+// inputs are sealed: rewritten at import, the seal finds them changed.
+TEST(RunnerCpu, UnsandboxedTheImportWaitsForTheReferenceInputsSeal) {
+  SKIP_WITHOUT_TORCH();
+  auto o = options("linear_relu", "tamper_inputs_at_import.py");
+  o.unsafe_no_sandbox = true;
+  const json u = kaudit::run::run_submission(o);
+  EXPECT_EQ(u["result"], "error") << describe(u);
+  EXPECT_NE(u["error"]["reason"].get<std::string>().find("input files were changed"), std::string::npos)
+      << describe(u);
+  EXPECT_TRUE(ids(u).count("problem-file-changed")) << describe(u);
+  // Sandboxed the files are read-only to it: they stay as drawn.
+  const json r = kaudit::run::run_submission(options("linear_relu", "tamper_inputs_at_import.py"));
+  EXPECT_EQ(r["result"], "correct") << describe(r);
+}
+
 // Whatever else holds, the submission's processes cannot make the system
 // calls that only widen what they reach of the kernel (a namespace of their
 // own, eBPF, io_uring, ptrace, another process's memory): the syscall filter

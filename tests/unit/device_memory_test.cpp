@@ -30,6 +30,14 @@ TEST(DeviceMemory, ARunNeedsItsLargerProcessAndBothContexts) {
                                 {"submission", {{"peak_reserved_mib", 37530}}}}),
             37530 + 2 * kProcessBaseMib);
   EXPECT_FALSE(run_need_mib(Record{}));
+  // The submission's import overlaps the reference's inputs: where the two
+  // together are more than either's peak, they are the need.
+  EXPECT_EQ(run_need_mib(Record{{"reference", {{"peak_reserved_mib", 18000}}},
+                                {"submission", {{"peak_reserved_mib", 20000}, {"import_peak_allocated_mib", 6000}}}}),
+            24000 + 2 * kProcessBaseMib);
+  EXPECT_EQ(run_need_mib(Record{{"reference", {{"peak_reserved_mib", 1000}}},
+                                {"submission", {{"peak_reserved_mib", 20000}, {"import_peak_allocated_mib", 128}}}}),
+            20000 + 2 * kProcessBaseMib);
   // From a kept run.json, whatever it holds: numbers in range only.
   const json doc = {{"device_memory",
                      {{"reference", {{"peak_reserved_mib", 1000}}},
