@@ -384,14 +384,10 @@ TEST(RunnerCpu, OneElementOffInAStressCaseIsTolerated) {
   EXPECT_EQ(tolerated, 2) << "one element in each shape's x100 case";
 }
 
-TEST(RunnerCpu, ReferenceInputsChangedUnderItAreAnError) {
-  SKIP_WITHOUT_TORCH();
-  // In the sandbox the reference's inputs are read-only: the write fails.
-  const json r = kaudit::run::run_submission(options("linear_relu", "tamper_reference_inputs.py"));
-  EXPECT_EQ(r["result"], "error") << describe(r);
-  EXPECT_NE(r["error"]["reason"].get<std::string>().find("Read-only file system"), std::string::npos) << describe(r);
-  // Without it the write lands, and the runner's seal on the files finds it.
-  auto o = options("linear_relu", "tamper_reference_inputs.py");
+// `solution` on linear_relu without the sandbox: the write lands, and the
+// runner's seal on the reference's input files finds it.
+void expect_unsandboxed_seal_broken(const std::string& solution) {
+  auto o = options("linear_relu", solution);
   o.unsafe_no_sandbox = true;
   const json u = kaudit::run::run_submission(o);
   EXPECT_EQ(u["result"], "error") << describe(u);
@@ -399,6 +395,15 @@ TEST(RunnerCpu, ReferenceInputsChangedUnderItAreAnError) {
       << describe(u);
   EXPECT_TRUE(ids(u).count("problem-file-changed")) << describe(u);
   EXPECT_FALSE(u["isolation"]["sandboxed"].get<bool>());
+}
+
+TEST(RunnerCpu, ReferenceInputsChangedUnderItAreAnError) {
+  SKIP_WITHOUT_TORCH();
+  // In the sandbox the reference's inputs are read-only: the write fails.
+  const json r = kaudit::run::run_submission(options("linear_relu", "tamper_reference_inputs.py"));
+  EXPECT_EQ(r["result"], "error") << describe(r);
+  EXPECT_NE(r["error"]["reason"].get<std::string>().find("Read-only file system"), std::string::npos) << describe(r);
+  expect_unsandboxed_seal_broken("tamper_reference_inputs.py");
 }
 
 // Sandboxed, the submission's import runs beside the reference's input
@@ -424,13 +429,7 @@ TEST(RunnerCpu, TheSubmissionImportsWhileTheReferenceDrawsItsInputs) {
 // inputs are sealed: rewritten at import, the seal finds them changed.
 TEST(RunnerCpu, UnsandboxedTheImportWaitsForTheReferenceInputsSeal) {
   SKIP_WITHOUT_TORCH();
-  auto o = options("linear_relu", "tamper_inputs_at_import.py");
-  o.unsafe_no_sandbox = true;
-  const json u = kaudit::run::run_submission(o);
-  EXPECT_EQ(u["result"], "error") << describe(u);
-  EXPECT_NE(u["error"]["reason"].get<std::string>().find("input files were changed"), std::string::npos)
-      << describe(u);
-  EXPECT_TRUE(ids(u).count("problem-file-changed")) << describe(u);
+  expect_unsandboxed_seal_broken("tamper_inputs_at_import.py");
   // Sandboxed the files are read-only to it: they stay as drawn.
   const json r = kaudit::run::run_submission(options("linear_relu", "tamper_inputs_at_import.py"));
   EXPECT_EQ(r["result"], "correct") << describe(r);
