@@ -31,7 +31,7 @@ reads every tensor as bytes.
 import os
 import sys
 import kaudit_harness_protocol as protocol
-from kaudit_harness_protocol import _loads, CONFIG, fail, open_existing, receive, send
+from kaudit_harness_protocol import _loads, _perf_counter, CONFIG, fail, open_existing, receive, send
 from kaudit_harness_seals import bind_torch, bind_torch_wrappers
 from kaudit_harness_problem import redirect_cuda_to_cpu
 from kaudit_harness_reference import run_reference
@@ -53,9 +53,20 @@ def main():
         CONFIG.update(_loads(f.read()))  # in place: every harness module holds this dict
     protocol.CHANNEL_FD = CONFIG["channel_fd"]
     phase = "start"
+    # Seconds by part of the process's start, for its phase record (run.json
+    # `phases[]`: the reference's `import`, the submission's `start`).
+    parts, since = {}, _perf_counter()
+
+    def part_done(name):
+        nonlocal since
+        now = _perf_counter()
+        parts[name] = round(now - since, 4)
+        since = now
+
     try:
         limit_tasks(CONFIG.get("nproc_limit", 0))
         import torch
+        part_done("torch")
         # torch._dynamo wraps torch.manual_seed (and more) in its own
         # decorator when it is first imported, which any later torch call
         # may do: imported now, before anything is bound or sealed, that is
@@ -64,19 +75,23 @@ def main():
             import torch._dynamo  # noqa: F401
         except Exception:  # noqa: BLE001 - a torch without it
             pass
+        part_done("dynamo")
         if CONFIG["device"] == "cpu":
             redirect_cuda_to_cpu(torch)
         bind_torch(torch)
         bind_torch_wrappers(torch)
+        part_done("bind")
         env = {"python": sys.version.split()[0], "torch": torch.__version__}
         if CONFIG["device"] == "cuda":
-            env["gpu"] = torch.cuda.get_device_name(0)
+            env["gpu"] = torch.cuda.get_device_name(0)  # the device's start, and the tracer's where it is injected
+            part_done("device")
             try:
                 import triton
                 env["triton"] = triton.__version__
             except Exception:
                 pass
-        send("hello", role=CONFIG["role"], pid=os.getpid(), environment=env)
+            part_done("triton")
+        send("hello", role=CONFIG["role"], pid=os.getpid(), environment=env, parts=parts)
         if CONFIG["role"] == "reference":
             phase = "reference"
             send("done", **(run_reference(torch) or {}))

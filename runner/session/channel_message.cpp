@@ -61,7 +61,9 @@ const char* type_name(Type t) {
 
 const Schema& common_events() {
   static const Schema s = {
-      {"hello", {{"role", Type::string}, {"pid", Type::integer}, {"environment", Type::object}}},
+      // `parts`: seconds by part of the process's start (read through measures_of()).
+      {"hello", {{"role", Type::string}, {"pid", Type::integer}, {"environment", Type::object},
+                 {"parts", Type::object, false}}},
       {"error", {{"phase", Type::string}, {"type", Type::string}, {"message", Type::string},
                  {"traceback", Type::string, false}}},
       // The last message: what the process says of itself besides (the

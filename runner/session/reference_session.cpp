@@ -48,6 +48,7 @@ double ReferenceSession::on_message(const json& m) {
   const std::string ev = m.value("event", std::string());
   if (ev == "hello") {
     result_.environment = m.value("environment", json::object());
+    import_parts_ = measures_of(m, "parts");
     return 0;
   }
   if (ev == "shapes") return on_shapes(m);
@@ -160,7 +161,9 @@ bool ReferenceSession::prepare() {
   auto handler = [this](const json& m) { return on_message(m); };
   auto since = clock_type::now();
   Outcome out = drive(*child_, Speaker::reference, plan_.setup_s, handler);
-  result_.add_phase("reference", {{"phase", "import"}}, since);
+  json import_step = {{"phase", "import"}};
+  if (!import_parts_.empty()) import_step["parts"] = import_parts_;
+  result_.add_phase("reference", import_step, since);
   if (have_shapes_) {
     // Input generation is untimed GPU work: a shared turn on the device.
     turn_ = device_.take(DeviceTurns::Kind::shared);

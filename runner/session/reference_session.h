@@ -84,9 +84,9 @@ class ReferenceSession {
   bool have_shapes_ = false, generated_ = false, checked_ = false;
   bool died_ = false;
   bool inputs_over_budget_ = false;  // the input generation outlasted the set-up budget
-  // Seconds by part of the input generation ("generated") and of the
-  // expected outputs ("done"), for their phase records.
-  std::map<std::string, double> inputs_parts_, expected_parts_;
+  // Seconds by part of the process's start ("hello"), the input generation
+  // ("generated") and the expected outputs ("done"), for their phase records.
+  std::map<std::string, double> import_parts_, inputs_parts_, expected_parts_;
   double waited_for_device_s_ = 0;   // of it, given way to runs that time
 };
 

@@ -142,6 +142,7 @@ double SubmissionSession::on_message(const json& m) {
     if (said_hello_) return violation("a second 'hello'");
     said_hello_ = true;
     report_.pid = m["pid"].get<long>();
+    start_parts_ = measures_of(m, "parts");
     std::set<int> run = child_->descendants();
     run.insert(child_->pid());
     harness_process_ = process_with_namespace_pid(static_cast<int>(report_.pid), run);
@@ -712,6 +713,7 @@ void SubmissionSession::end_phase() {
   json step = {{"phase", current_phase_.value("phase", std::string("start"))}};
   for (const char* k : {"shape", "mode"})
     if (current_phase_.contains(k)) step[k] = current_phase_[k];
+  if (step["phase"] == "start" && !start_parts_.empty()) step["parts"] = start_parts_;
   if (buffer_phases_)
     set_up_phases_.push_back(evidence::run_phase(
         "submission", step, std::chrono::duration<double>(clock_type::now() - phase_started_).count()));

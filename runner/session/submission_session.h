@@ -157,6 +157,7 @@ class SubmissionSession {
   std::map<std::pair<int, std::string>, std::set<int>> drawn_;
   std::mt19937_64 rng_{std::random_device{}()};
   bool said_hello_ = false;
+  std::map<std::string, double> start_parts_;  // its start by part, as its hello said
   bool violated_ = false;
   // The set-up driven beside the reference (start): until the thread is
   // joined (set_up_outcome) it alone touches the child and this session's

@@ -85,7 +85,7 @@ TEST(ChannelMessage, OpsAndStateDictMessages) {
             "");
 }
 
-// What a process says of itself with "generated" and "done" (seconds by
+// What a process says of itself with "hello", "generated" and "done" (seconds by
 // part, device memory's peaks) is diagnostics from a process the submission
 // may reach: only named numbers in range are kept, a handful at most.
 TEST(ChannelMessage, MeasuresKeepOnlyNamedNumbersInRange) {
@@ -94,6 +94,13 @@ TEST(ChannelMessage, MeasuresKeepOnlyNamedNumbersInRange) {
             "");
   EXPECT_NE(malformed_message({{"event", "done"}, {"device_memory", 512}}, Speaker::submission), "");
   EXPECT_EQ(malformed_message({{"event", "generated"}, {"parts", {{"draw", 1.5}}}}, Speaker::reference), "");
+  const json hello = {{"event", "hello"}, {"role", "submission"}, {"pid", 7}, {"environment", json::object()}};
+  EXPECT_EQ(malformed_message(hello, Speaker::submission), "");
+  json with_parts = hello;
+  with_parts["parts"] = {{"torch", 2.5}};
+  EXPECT_EQ(malformed_message(with_parts, Speaker::submission), "");
+  with_parts["parts"] = "2.5";
+  EXPECT_NE(malformed_message(with_parts, Speaker::submission), "");
   const json m = {{"event", "done"},
                   {"parts",
                    {{"read", 0.5},

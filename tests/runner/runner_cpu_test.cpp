@@ -129,14 +129,20 @@ TEST(RunnerCpu, CleanSubmissionIsCorrectWithNoFindings) {
   ASSERT_NE(samples, submission_steps.end()) << r["phases"];
   EXPECT_EQ(*std::prev(samples), "timing") << r["phases"];
   EXPECT_EQ(std::count(samples, submission_steps.end(), "timing"), 0) << r["phases"];
-  // The reference's steps say where their time went, part by part.
-  const std::map<std::string, std::vector<std::string>> parts = {{"inputs", {"draw", "files"}},
-                                                                 {"expected outputs", {"read", "compute", "write"}}};
+  // The reference's steps, and the submission's start, say where their time
+  // went, part by part.
+  const std::map<std::string, std::vector<std::string>> parts = {{"reference import", {"torch", "bind"}},
+                                                                 {"reference inputs", {"draw", "files"}},
+                                                                 {"reference expected outputs", {"read", "compute", "write"}},
+                                                                 {"submission start", {"torch", "bind"}}};
+  int with_parts = 0;
   for (const auto& p : r["phases"]) {
-    const auto want = parts.find(p["phase"].get<std::string>());
-    if (p["process"] != "reference" || want == parts.end()) continue;
+    const auto want = parts.find(p["process"].get<std::string>() + " " + p["phase"].get<std::string>());
+    if (want == parts.end()) continue;
+    ++with_parts;
     for (const auto& part : want->second) EXPECT_GT(p["parts"].value(part, 0.0), 0.0) << part << " " << p;
   }
+  EXPECT_EQ(with_parts, 4) << r["phases"];
   // Stress cases really are scaled: x and w by 100 make the output ~10^4 times
   // larger, and the absolute tolerance grows with it; scaled by 0.01 it stays.
   const double atol = r["settings"]["tolerance"]["atol"];
