@@ -169,6 +169,7 @@ std::vector<json> run_jobs(const std::vector<AuditItem>& items, const std::vecto
       board.started(items[i].key, RunningBoard::Clock::now());
     }
     const SubmissionOutcome out = audit_submission(items[i], analyses[i], plan, slots[static_cast<std::size_t>(w)]);
+    if (const auto& budget = slots[static_cast<std::size_t>(w)].device_memory) budget->drop_kept(items[i].key);
     std::lock_guard<std::mutex> lock(print_mutex);
     board.finished(items[i].key);
     std::cout << board.erase_live();  // the finished line goes above the live block (a terminal)
@@ -183,9 +184,11 @@ std::vector<json> run_jobs(const std::vector<AuditItem>& items, const std::vecto
   // ones that fit now (audit/job_pool.h).
   std::vector<std::string> problem_keys;
   for (const auto& item : items) problem_keys.push_back(item.problem ? problem_key(*item.problem) : std::string());
+  // The room is reserved as the item is taken, so that the workers taking
+  // items at the same moment (the first wave) see it.
   const JobPool::Ready fits_now = [&](std::size_t i, int w) {
     const auto& budget = slots[static_cast<std::size_t>(w)].device_memory;
-    return !budget || problem_keys[i].empty() || budget->fits_now(problem_keys[i]);
+    return !budget || problem_keys[i].empty() || budget->admit_now_for(items[i].key, problem_keys[i]);
   };
   Heartbeat heartbeat(o.quiet ? 0 : o.heartbeat_s, board, print_mutex, live_progress());
   pool.run(items.size(), jobs, work, [] { return run::children_interrupted(); }, fits_now);

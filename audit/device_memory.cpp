@@ -67,20 +67,28 @@ double DeviceMemoryBudget::need_mib(const std::string& problem) {
   return learned_locked(problem).value_or(total_mib_ / jobs_);
 }
 
+DeviceMemoryBudget::Reservation DeviceMemoryBudget::reserve_locked(const std::string& problem) {
+  const std::optional<double> learned = learned_locked(problem);
+  const double need = learned.value_or(total_mib_ / jobs_);
+  reserved_ += need;
+  ++holders_;
+  if (!learned) ++scouts_[problem];
+  return Reservation(this, need, learned ? std::string() : problem);
+}
+
 DeviceMemoryBudget::Reservation DeviceMemoryBudget::admit(const std::string& problem, const std::function<bool()>& stop,
-                                                          const std::function<void(double)>& on_wait) {
+                                                          const std::function<void(double)>& on_wait,
+                                                          const std::string& key) {
   std::unique_lock<std::mutex> lock(m_);
+  if (const auto kept = kept_.find(key); !key.empty() && kept != kept_.end()) {
+    Reservation room = std::move(kept->second);
+    kept_.erase(kept);
+    return room;
+  }
   bool told = false;
   for (;;) {
-    const std::optional<double> learned = learned_locked(problem);
-    const bool known = learned.has_value();
-    const double need = learned.value_or(total_mib_ / jobs_);
-    if (fits_locked(problem) || (stop && stop())) {
-      reserved_ += need;
-      ++holders_;
-      if (!known) ++scouts_[problem];
-      return Reservation(this, need, known ? std::string() : problem);
-    }
+    const double need = learned_locked(problem).value_or(total_mib_ / jobs_);
+    if (fits_locked(problem) || (stop && stop())) return reserve_locked(problem);
     if (!told && on_wait) {
       told = true;
       lock.unlock();
@@ -105,6 +113,24 @@ bool DeviceMemoryBudget::fits_locked(const std::string& problem) const {
 bool DeviceMemoryBudget::fits_now(const std::string& problem) {
   std::lock_guard<std::mutex> lock(m_);
   return fits_locked(problem);
+}
+
+bool DeviceMemoryBudget::admit_now_for(const std::string& key, const std::string& problem) {
+  std::lock_guard<std::mutex> lock(m_);
+  if (kept_.count(key) || !fits_locked(problem)) return false;
+  kept_.emplace(key, reserve_locked(problem));
+  return true;
+}
+
+void DeviceMemoryBudget::drop_kept(const std::string& key) {
+  Reservation dropped;  // given back once the lock is released (give_back takes it)
+  {
+    std::lock_guard<std::mutex> lock(m_);
+    const auto kept = kept_.find(key);
+    if (kept == kept_.end()) return;
+    dropped = std::move(kept->second);
+    kept_.erase(kept);
+  }
 }
 
 void DeviceMemoryBudget::learn(const std::string& problem, double mib) {

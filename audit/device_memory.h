@@ -74,11 +74,21 @@ class DeviceMemoryBudget {
   // Waits until a run of `problem` fits beside the reservations held, and
   // no other run of it is under way while its need is unknown (or none is
   // held, or `stop()` says so), then reserves what it needs.
-  // `on_wait(need_mib)` hears once that it has to wait.
+  // `on_wait(need_mib)` hears once that it has to wait. With the `key` of a
+  // batch item that admit_now_for() admitted, its kept reservation.
   Reservation admit(const std::string& problem, const std::function<bool()>& stop,
-                    const std::function<void(double)>& on_wait = nullptr);
+                    const std::function<void(double)>& on_wait = nullptr, const std::string& key = "");
   // Whether admit() would reserve for a run of `problem` now, without waiting.
   bool fits_now(const std::string& problem);
+  // When a batch's worker takes item `key` (audit/job_pool.h): reserves for
+  // its run of `problem` now if it fits, and keeps the reservation for that
+  // run's admit(), so that the items taken next see it. Asked only when
+  // workers take items at once (a batch's first wave took two MoE runs whose
+  // need was unknown, and the second then waited 133 s for room, holding
+  // its worker). Whether it did.
+  bool admit_now_for(const std::string& key, const std::string& problem);
+  // Gives back what admit_now_for() kept for `key` and no run took.
+  void drop_kept(const std::string& key);
   // A run of `problem` ended and needed `mib`: its runs need at least that from now on.
   void learn(const std::string& problem, double mib);
   double reserved_mib();
@@ -87,6 +97,7 @@ class DeviceMemoryBudget {
   void give_back(double mib, const std::string& scout);
   std::optional<double> learned_locked(const std::string& problem) const;  // under m_
   bool fits_locked(const std::string& problem) const;                      // under m_
+  Reservation reserve_locked(const std::string& problem);                  // under m_
   const double total_mib_;
   const int jobs_;
   std::mutex m_;
@@ -95,6 +106,7 @@ class DeviceMemoryBudget {
   int holders_ = 0;
   std::map<std::string, double> learned_;
   std::map<std::string, int> scouts_;  // problem -> its runs under way admitted while its need was unknown
+  std::map<std::string, Reservation> kept_;  // item key -> admitted when taken (admit_now_for), not yet run
 };
 
 // The memory of device `gpu` (an index or UUID as CUDA_VISIBLE_DEVICES takes

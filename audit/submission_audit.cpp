@@ -162,7 +162,8 @@ static json interrupted_record(const run::RunResult& r) {
 }
 
 // Room on the device for a run of the item's problem beside the others
-// (audit/device_memory.h); the progress line says when it has to wait.
+// (audit/device_memory.h): what was kept for it when its worker took it, or
+// waited for; the progress line says when it has to wait.
 static DeviceMemoryBudget::Reservation reserve_device_memory(const AuditItem& item, const JobSlot& slot) {
   if (!slot.device_memory || !item.problem) return {};
   return slot.device_memory->admit(
@@ -172,7 +173,8 @@ static DeviceMemoryBudget::Reservation reserve_device_memory(const AuditItem& it
         std::snprintf(text, sizeof text, "waiting for device memory (needs %.1f GiB beside the runs under way)",
                       need_mib / 1024);
         if (slot.on_phase) slot.on_phase(item.key, text);
-      });
+      },
+      item.key);
 }
 
 // The run of a submission that can run and has none saved (or --force, or

@@ -2,14 +2,21 @@
 // what a problem's run needs is learned from its runs, a run that does not
 // fit waits for one under way to end, and a run alone always starts.
 #include "audit/device_memory.h"
+#include "audit/job_pool.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <filesystem>
 #include <future>
+#include <mutex>
+#include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include <unistd.h>
 
@@ -149,4 +156,57 @@ TEST(DeviceMemory, FitsNowSaysWhetherAdmitWouldWait) {
   EXPECT_EQ(waiting.wait_for(std::chrono::milliseconds(200)), std::future_status::timeout) << "admit agrees";
   other.release();
   ASSERT_EQ(waiting.wait_for(std::chrono::seconds(30)), std::future_status::ready);
+}
+
+// A batch's workers reserve as they take items (audit.cpp): the room kept for
+// an item is what its run's admit() gets, and the items taken meanwhile see
+// it, so a first wave never takes two runs of a problem whose need is unknown.
+TEST(DeviceMemory, RoomKeptForAnItemAsItIsTakenIsWhatItsRunGets) {
+  DeviceMemoryBudget budget(80000, 4);
+  EXPECT_TRUE(budget.admit_now_for("moe_a", "moe"));
+  EXPECT_FALSE(budget.admit_now_for("moe_b", "moe")) << "a run of it is on its way while its need is unknown";
+  EXPECT_TRUE(budget.admit_now_for("topk_a", "topk"));
+  EXPECT_FALSE(budget.admit_now_for("topk_a", "topk")) << "kept once per item";
+  EXPECT_EQ(budget.reserved_mib(), 40000);
+  {
+    auto room = budget.admit("moe", never, nullptr, "moe_a");
+    EXPECT_EQ(room.mib(), 20000);
+    EXPECT_EQ(budget.reserved_mib(), 40000) << "the kept room, not a second";
+    budget.drop_kept("moe_a");  // the run took it: nothing left to give back
+    EXPECT_EQ(budget.reserved_mib(), 40000);
+  }
+  EXPECT_EQ(budget.reserved_mib(), 20000) << "given back when its run ended";
+  budget.drop_kept("topk_a");  // taken, never run (a saved verdict)
+  EXPECT_EQ(budget.reserved_mib(), 0);
+  EXPECT_TRUE(budget.admit_now_for("moe_b", "moe"));
+  budget.drop_kept("moe_b");
+}
+
+// The first wave through the pool as kaudit audit wires it: two workers take
+// items at the same moment; the second skips the second MoE run for top-k.
+TEST(DeviceMemory, AFirstWaveTakesOneRunOfAProblemWhoseNeedIsUnknown) {
+  DeviceMemoryBudget budget(80000, 2);
+  const std::vector<std::pair<std::string, std::string>> items = {{"moe_a", "moe"}, {"moe_b", "moe"}, {"topk_a", "topk"}};
+  kaudit::audit::JobPool pool;
+  std::mutex m;
+  std::condition_variable both_started;
+  std::vector<std::size_t> first_wave;
+  pool.run(
+      items.size(), 2,
+      [&](std::size_t i, int) {
+        {
+          std::unique_lock<std::mutex> lock(m);
+          if (first_wave.size() < 2) {
+            first_wave.push_back(i);
+            both_started.notify_all();
+            both_started.wait(lock, [&] { return first_wave.size() == 2; });  // both took theirs before either ends
+          }
+        }
+        auto room = budget.admit(items[i].second, never, nullptr, items[i].first);
+        budget.drop_kept(items[i].first);
+      },
+      [] { return false; }, [&](std::size_t i, int) { return budget.admit_now_for(items[i].first, items[i].second); });
+  std::sort(first_wave.begin(), first_wave.end());
+  EXPECT_EQ(first_wave, (std::vector<std::size_t>{0, 2}));
+  EXPECT_EQ(budget.reserved_mib(), 0);
 }
