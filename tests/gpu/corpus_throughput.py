@@ -82,8 +82,9 @@ def grader_seconds(summary_path):
 
 
 def where_time_went(runs):
-    """Seconds summed over the runs by "process phase", and the reference's
-    inputs and expected outputs by part (run.json `phases[]`'s `parts`)."""
+    """Seconds summed over the runs by "process phase", and by part where a
+    phase has parts (run.json `phases[]`'s `parts`: the reference's import,
+    inputs and expected outputs, the submission's start)."""
     phases, parts = {}, {}
     for r in runs:
         for p in r.get("phases", []):
@@ -174,7 +175,7 @@ def main(argv):
     if runs:
         out["median_run_s"] = round(statistics.median(r.get("seconds", 0.0) for r in runs), 1)
         out["median_device_wait_s"] = round(statistics.median(r.get("device_wait_seconds", 0.0) for r in runs), 1)
-        out["phases_s"], out["reference_parts_s"] = where_time_went(runs)
+        out["phases_s"], out["phase_parts_s"] = where_time_went(runs)
         out["device_memory_peak_mib_by_problem"] = device_memory_by_problem(runs)
         out["device_memory_phase_peaks_mib_by_problem"] = device_memory_phases_by_problem(runs)
         out["timing_mode_budget"] = timing_mode_budget(runs)

@@ -38,7 +38,7 @@ with tempfile.TemporaryDirectory() as batch:
     want = {"runs_finished": 2, "wall_s": 360.0, "gpus": 1, "submissions_per_gpu_hour": 20.0,
             "median_run_s": 50.0, "median_device_wait_s": 10.0, "gpu_busy_share": 0.5, "gpu_util_samples": 3,
             # where the two runs' time went, and the most one MoE run's two processes reserved
-            "phases_s": {"reference inputs": 5.0, "submission timing": 4.0}, "reference_parts_s": {"reference inputs": {"draw": 1.5, "files": 2.0}},
+            "phases_s": {"reference inputs": 5.0, "submission timing": 4.0}, "phase_parts_s": {"reference inputs": {"draw": 1.5, "files": 2.0}},
             "device_memory_peak_mib_by_problem": {"moe": 4000.0},
             # each phase's allocated peak, the larger of the two runs'
             "device_memory_phase_peaks_mib_by_problem": {"moe": {"reference timing": 500.0,
