@@ -832,9 +832,18 @@ TEST(RunnerCpu, TheCacheFlushBeforeATimedCallIsNotCountedAgainstIt) {
 
 TEST(RunnerCpu, MessagesForgedOnTheChannelStopTheRun) {
   SKIP_WITHOUT_TORCH();
-  const json r = kaudit::run::run_submission(options("linear_relu", "forge_channel.py"));
-  EXPECT_EQ(r["result"], "error") << describe(r);
-  EXPECT_TRUE(ids(r).count("protocol-violation")) << describe(r);
+  // In a call, and at import (read on the set-up's thread in the sandbox,
+  // handled on the run's), in and out of the sandbox.
+  for (const std::string solution : {"forge_channel.py", "forge_at_import.py"}) {
+    const json r = kaudit::run::run_submission(options("linear_relu", solution));
+    EXPECT_EQ(r["result"], "error") << solution << describe(r);
+    EXPECT_TRUE(ids(r).count("protocol-violation")) << solution << describe(r);
+  }
+  auto o = options("linear_relu", "forge_at_import.py");
+  o.unsafe_no_sandbox = true;
+  const json u = kaudit::run::run_submission(o);
+  EXPECT_EQ(u["result"], "error") << describe(u);
+  EXPECT_TRUE(ids(u).count("protocol-violation")) << describe(u);
 }
 
 // Each phase is announced once: a submission repeating one to renew its
