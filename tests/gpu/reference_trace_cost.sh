@@ -8,7 +8,8 @@
 # tests/gpu/run_runner_gpu.sh built. Prints
 # each run's seconds and the phases that differ (the reference's import and
 # inputs, its expected outputs, the submission's start, the trace step), the
-# reference's inputs by part (where the tracer's cost lands inside them), and
+# reference's import, the submission's start and the reference's inputs by
+# part (where the tracer's cost lands inside them), and
 # writes $OUT/reference_trace_cost/*.json.
 #
 #   KAUDIT_COST_PAIRS="kernels/problems/fp8_gemm kernels/corpus/fp8_gemm/clean_triton_fp8_dot.py" \
@@ -46,18 +47,23 @@ except (OSError, ValueError) as e:
     print("%s %s: no result (%s)" % (solution, how, e))
     sys.exit(0)
 sums, parts = {}, {}
+# Where inside a phase: the reference's import and the submission's start
+# (torch, dynamo, bind, device: the tracer's start lands there), its inputs
+# (draw, probes, files, ...).
+by_part = ("reference import", "submission start", "reference inputs")
 for p in r.get("phases", []):
     key = p["process"] + " " + p["phase"]
     sums[key] = sums.get(key, 0) + p["seconds"]
-    for part, s in (p.get("parts") or {}).items():  # where inside a phase (draw, probes, files, ...)
-        if key == "reference inputs" and isinstance(s, (int, float)):
-            parts[part] = parts.get(part, 0) + s
+    for part, s in (p.get("parts") or {}).items():
+        if key in by_part and isinstance(s, (int, float)):
+            parts.setdefault(key, {})[part] = parts.get(key, {}).get(part, 0) + s
 keep = ["reference import", "reference inputs", "reference expected outputs", "submission start", "runner trace"]
 glue = (r.get("trace") or {}).get("reference_glue", {}).get("status")
-print("%s %s: %.1f s, %s; %s; reference_glue %s; reference inputs by part: %s" % (
+print("%s %s: %.1f s, %s; %s; reference_glue %s; %s" % (
     solution, how, r.get("seconds", 0), r.get("result"),
     ", ".join("%s %.2f" % (k, sums.get(k, 0)) for k in keep), glue,
-    ", ".join("%s %.2f" % kv for kv in sorted(parts.items()))))
+    "; ".join("%s by part: %s" % (k, ", ".join("%s %.2f" % kv for kv in sorted(parts.get(k, {}).items())))
+              for k in by_part)))
 PY
   done
 done
