@@ -21,7 +21,8 @@ std::optional<double> run_need_mib(const std::map<std::string, std::map<std::str
   double peak = 0;
   for (const auto& [process, peaks] : device_memory) peak = std::max(peak, measure(process, "peak_reserved_mib"));
   if (peak <= 0) return std::nullopt;
-  peak = std::max(peak, measure("reference", "peak_reserved_mib") + measure("submission", "import_peak_allocated_mib"));
+  peak = std::max({peak, measure("reference", "peak_reserved_mib") + measure("submission", "import_peak_allocated_mib"),
+                   measure("submission", "peak_reserved_mib") + measure("reference", "expected_peak_allocated_mib")});
   return peak + 2 * kProcessBaseMib;
 }
 

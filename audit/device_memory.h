@@ -25,12 +25,15 @@
 namespace kaudit::audit {
 
 // What one run needs of the device (MiB) from its `device_memory` record:
-// the larger of its two processes' reserved peaks (the reference's is
-// given back before the submission's calls and the submission has ended
-// before the expected outputs), or, where larger, the reference's peak with
-// the submission's import beside it (sandboxed, the submission imports
-// while the reference draws its inputs: runner/session/submission_session.h),
-// and kProcessBaseMib for each process's context and libraries. Nothing when the record has no peak. The
+// the larger of its two processes' reserved peaks, or, where larger, one
+// process's peak with what the other holds beside it: sandboxed, the
+// submission imports while the reference draws its inputs (its
+// `import_peak_allocated_mib` beside the reference's peak:
+// runner/session/submission_session.h), and the reference computes
+// expected outputs while the submission makes its calls (its
+// `expected_peak_allocated_mib` beside the submission's peak:
+// runner/session/reference_session.h); and kProcessBaseMib for each
+// process's context and libraries. Nothing when the record has no peak. The
 // submission's peak is its own process's word: a need learned is the most
 // any run of the problem reported, capped at the device, so claiming little
 // cannot lower it below honest runs' and claiming much only makes the

@@ -14,13 +14,15 @@ RunPhase run_phase(const std::string& process, const json& step, double seconds)
   if (const std::string mode = text_field(step, "mode"); !mode.empty()) p.mode = mode;
   if (step.is_object())
     for (const auto& [key, value] : step.items())
-      if (key != "phase" && key != "shape" && key != "mode" && key != "process" && key != "seconds")
+      if (key != "phase" && key != "shape" && key != "mode" && key != "process" && key != "seconds" &&
+          key != "began_s")
         p.counts[key] = value;
   return p;
 }
 
 json to_json(const RunPhase& p) {
   json doc = {{"process", p.process}, {"phase", p.phase}, {"seconds", p.seconds}};
+  if (p.began_s) doc["began_s"] = *p.began_s;
   if (p.shape) doc["shape"] = *p.shape;
   if (p.mode) doc["mode"] = *p.mode;
   if (p.counts.is_object()) doc.update(p.counts);
@@ -40,7 +42,9 @@ json to_json(const std::vector<FirstCall>& calls) { return record_rows(calls); }
 
 std::vector<RunPhase> phases_from_json(const json& rows) {
   return read_rows<RunPhase>(rows, [](const json& row, int) {
-    return run_phase(text_field(row, "process"), row, finite_number(row, "seconds").value_or(0));
+    RunPhase p = run_phase(text_field(row, "process"), row, finite_number(row, "seconds").value_or(0));
+    p.began_s = finite_number(row, "began_s");
+    return p;
   });
 }
 

@@ -17,6 +17,9 @@ struct RunPhase {
   std::string process;  // reference | submission | runner
   std::string phase;    // import, inputs, expected outputs; start, setup, correctness, timing, probe; comparison, trace
   double seconds = 0;
+  // When the step began, in seconds from the run's start: the steps of the
+  // two processes overlap, and this shows where (absent in older files).
+  std::optional<double> began_s;
   std::optional<int> shape;
   std::optional<std::string> mode;
   // What else the step counts (expected outputs: jobs; comparison:

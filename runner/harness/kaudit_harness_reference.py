@@ -125,57 +125,82 @@ def run_reference(torch):
     if CONFIG["device"] == "cuda":
         torch.cuda.empty_cache()
     send("generated", parts=parts.report())
-    # The runner sends the path of the check jobs once the submission is done:
-    # the expected outputs do not exist while the submission runs.
-    line = receive()
-    if not line:
-        return {"device_memory": device_memory(torch)}
-    with open_existing(line) as f:
-        jobs = _loads(f.read())["jobs"]
-    # Jobs on the same input files (a seed's case, its stress cases, bench
-    # samples) one after another, so that each file is read once.
-    def files_of(job):
-        return [e.get("file", "") for e in job.get("inputs") or []]
-    jobs.sort(key=lambda job: (job["shape"], files_of(job)))
-    models = {}
-    cache, cached_files = {}, None
-    # The reference's own calls, marked in a traced run: what it spends on
-    # work its rule pack does not ban is the glue the submission may spend too.
-    tracer = Tracer()
-    parts = Parts()
-    with torch.no_grad():
-        for n, job in enumerate(jobs):
-            i = job["shape"]
-            problem.apply_shape(i)
-            # A reference that writes into its inputs gets them fresh from the files every job.
-            if files_of(job) != cached_files or i in mutating_shapes:
-                cache, cached_files = {}, files_of(job)
-            # Files are read, and outputs written, without the device's turn.
-            parts.start("read")
-            host = {} if "seed" in job else read_files(torch, job["inputs"], cache)
-            parts.turn()
-            parts.start("compute")
-            if i not in models:
-                models = {i: problem.make_model(problem.ref.Model)}
-            digest = {}
-            if "seed" in job:
-                inputs = seeded_inputs(problem, job)
-                digest = {"inputs_digest": inputs_digest(inputs)}
-            else:
-                inputs = read_values(torch, job["inputs"], CONFIG["device"], cache, host)
-            del host
-            tracer.begin("reference", i, "expected", n)
-            got = models[i](*inputs)
-            tracer.end()
-            outs = host_values(returned(got))
-            del inputs, got
-            device_idle()
-            parts.start("write")
-            entries = write_values(torch, outs, os.path.join(expected_dir, "%s_%s_" % (token, job["id"])))
-            parts.stop()
-            send("expected", id=job["id"], outputs=entries, **digest)
+    # Then batches of check jobs, each a line naming their file, until an
+    # empty line. In the sandbox the first come while the submission runs
+    # (the correctness cases, and each timing mode's seeded samples once its
+    # calls are over): their expected outputs go to exp/, which the
+    # submission's process cannot see. Without it the runner sends one batch
+    # once the submission is done: then nothing of them exists while it runs.
+    outputs = ExpectedOutputs(torch, problem, token, expected_dir, mutating_shapes)
+    while True:
+        line = receive()
+        if not line:
+            break
+        with open_existing(line) as f:
+            jobs = _loads(f.read())["jobs"]
+        parts = outputs.batch(jobs)
+        if CONFIG["device"] == "cuda":
+            torch.cuda.empty_cache()  # what the submission's calls beside it may need
+        send("expected_batch", jobs=len(jobs), parts=parts)
     note_memory_phase(torch, "expected")
-    return {"parts": parts.report(), "device_memory": device_memory(torch)}
+    return {"device_memory": device_memory(torch)}
+
+
+class ExpectedOutputs:
+    """The reference's outputs for batches of check jobs, written to files and
+    announced one by one ("expected"); its model per shape carries over from
+    one batch to the next."""
+
+    def __init__(self, torch, problem, token, expected_dir, mutating_shapes):
+        self.torch, self.problem, self.token, self.expected_dir = torch, problem, token, expected_dir
+        self.mutating_shapes = mutating_shapes  # shapes whose reference writes into its inputs
+        self.models = {}
+        self.tracer = Tracer()  # the reference's own calls, marked in a traced run
+        self.calls = 0  # each call's index in the trace
+
+    def batch(self, jobs):
+        """One batch; its seconds by part."""
+        torch, problem = self.torch, self.problem
+        # Jobs on the same input files (a seed's case, its stress cases, bench
+        # samples) one after another, so that each file is read once.
+        def files_of(job):
+            return [e.get("file", "") for e in job.get("inputs") or []]
+        jobs.sort(key=lambda job: (job["shape"], files_of(job)))
+        cache, cached_files = {}, None
+        parts = Parts()
+        with torch.no_grad():
+            for job in jobs:
+                i = job["shape"]
+                problem.apply_shape(i)
+                # A reference that writes into its inputs gets them fresh from the files every job.
+                if files_of(job) != cached_files or i in self.mutating_shapes:
+                    cache, cached_files = {}, files_of(job)
+                # Files are read, and outputs written, without the device's turn.
+                parts.start("read")
+                host = {} if "seed" in job else read_files(torch, job["inputs"], cache)
+                parts.turn()
+                parts.start("compute")
+                if i not in self.models:
+                    self.models = {i: problem.make_model(problem.ref.Model)}
+                digest = {}
+                if "seed" in job:
+                    inputs = seeded_inputs(problem, job)
+                    digest = {"inputs_digest": inputs_digest(inputs)}
+                else:
+                    inputs = read_values(torch, job["inputs"], CONFIG["device"], cache, host)
+                del host
+                self.tracer.begin("reference", i, "expected", self.calls)
+                self.calls += 1
+                got = self.models[i](*inputs)
+                self.tracer.end()
+                outs = host_values(returned(got))
+                del inputs, got
+                device_idle()
+                parts.start("write")
+                entries = write_values(torch, outs, os.path.join(self.expected_dir, "%s_%s_" % (self.token, job["id"])))
+                parts.stop()
+                send("expected", id=job["id"], outputs=entries, **digest)
+        return parts.report()
 
 
 # A shape whose inputs are bigger than this, and drawn again bit for bit from

@@ -164,35 +164,59 @@ std::string timed_sample_id(int shape, const std::string& mode, int call) {
   return "t_s" + std::to_string(shape) + "_" + mode + "_" + std::to_string(call);
 }
 
+namespace {
+
+json case_job(const std::pair<int, int>& key, const std::map<std::pair<int, int>, json>& inputs) {
+  const auto in = inputs.find(key);
+  json job = {{"id", correctness_case_id(key.first, key.second)}, {"shape", key.first}};
+  if (in != inputs.end() && in->second.is_object())
+    job["seed"] = in->second["seed"];  // drawn again from its seed (a seeded case)
+  else
+    job["inputs"] = in == inputs.end() ? json() : in->second;
+  return job;
+}
+
+// Checked by the submission session against the seed it sent: the
+// reference draws the inputs again (rewrite keeps the first case's numbers,
+// as the harness does).
+json seeded_sample_job(int shape, const std::string& mode, const json& sample,
+                       const std::map<std::pair<int, int>, json>& inputs) {
+  const auto first = inputs.find({shape, 0});
+  return {{"id", timed_sample_id(shape, mode, sample.value("call", 0))}, {"shape", shape}, {"seed", sample["seed"]},
+          {"mode", mode}, {"base", first == inputs.end() ? json() : first->second}};
+}
+
+}  // namespace
+
 json expected_output_jobs(const SubmissionReport& report, const std::map<std::pair<int, int>, json>& inputs,
                           const fs::path& xfer) {
   json jobs = json::array();
-  for (const auto& [key, outs] : report.outputs) {
-    const auto in = inputs.find(key);
-    json job = {{"id", correctness_case_id(key.first, key.second)}, {"shape", key.first}};
-    if (in != inputs.end() && in->second.is_object())
-      job["seed"] = in->second["seed"];  // drawn again from its seed (a seeded case)
-    else
-      job["inputs"] = in == inputs.end() ? json() : in->second;
-    jobs.push_back(job);
-  }
+  for (const auto& [key, outs] : report.outputs) jobs.push_back(case_job(key, inputs));
   for (const auto& [key, t] : report.timings) {
     for (const auto& s : t.value("samples", json::array())) {
-      json job = {{"id", timed_sample_id(key.first, key.second, s.value("call", 0))}, {"shape", key.first}};
       if (s.contains("seed")) {
-        // Checked by the submission session against the seed it sent:
-        // the reference draws the inputs again (rewrite keeps the first
-        // case's numbers, as the harness does).
-        const auto first = inputs.find({key.first, 0});
-        job.update({{"seed", s["seed"]}, {"mode", key.second}, {"base", first == inputs.end() ? json() : first->second}});
+        jobs.push_back(seeded_sample_job(key.first, key.second, s, inputs));
       } else if (s.contains("inputs") && valid_entries(s["inputs"], xfer, "in|out")) {
-        job["inputs"] = s["inputs"];
-      } else {
-        continue;
+        jobs.push_back({{"id", timed_sample_id(key.first, key.second, s.value("call", 0))},
+                        {"shape", key.first},
+                        {"inputs", s["inputs"]}});
       }
-      jobs.push_back(job);
     }
   }
+  return jobs;
+}
+
+json correctness_case_jobs(const std::map<std::pair<int, int>, json>& inputs) {
+  json jobs = json::array();
+  for (const auto& [key, in] : inputs) jobs.push_back(case_job(key, inputs));
+  return jobs;
+}
+
+json seeded_sample_jobs(int shape, const std::string& mode, const json& samples,
+                        const std::map<std::pair<int, int>, json>& inputs) {
+  json jobs = json::array();
+  for (const auto& s : samples)
+    if (s.is_object() && s.contains("seed")) jobs.push_back(seeded_sample_job(shape, mode, s, inputs));
   return jobs;
 }
 

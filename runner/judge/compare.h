@@ -64,6 +64,15 @@ std::string timed_sample_id(int shape, const std::string& mode, int call);
 nlohmann::json expected_output_jobs(const SubmissionReport& report,
                                     const std::map<std::pair<int, int>, nlohmann::json>& inputs,
                                     const std::filesystem::path& xfer);
+// The jobs known before the submission's calls come back, for the reference
+// to compute beside them (ReferenceSession::compute_beside): a job for every
+// correctness case the reference drew, asked or not ...
+nlohmann::json correctness_case_jobs(const std::map<std::pair<int, int>, nlohmann::json>& inputs);
+// ... and, once a timing mode's summary is in (its calls are over), a job for
+// each of its samples drawn from the runner's seeds. The same jobs, by id, as
+// expected_output_jobs makes of them.
+nlohmann::json seeded_sample_jobs(int shape, const std::string& mode, const nlohmann::json& samples,
+                                  const std::map<std::pair<int, int>, nlohmann::json>& inputs);
 
 // Checks every correctness case; fills result.correctness and returns, per
 // shape, whether all its cases passed. The first failure goes to

@@ -52,12 +52,26 @@ void add_probe_calls(json& stage, const ProbeInventory& probes, int graded_shape
   stage["probe_shapes"] = probe_shapes;
 }
 
-void add_twin_jobs(json& jobs, const ProbeInventory& probes, const SubmissionReport& report) {
+namespace {
+
+void add_twins(json& jobs, const ProbeInventory& probes, const SubmissionReport* report) {
   for (const auto& [key, about] : probes.cases)
-    if (about.contains("twin") && report.outputs.count(key))
+    if (about.contains("twin") && (!report || report->outputs.count(key)))
       jobs.push_back({{"id", "n_s" + std::to_string(key.first) + "_c" + std::to_string(key.second)},
                       {"shape", key.first},
                       {"inputs", about["twin"]}});
+}
+
+}  // namespace
+
+void add_twin_jobs(json& jobs, const ProbeInventory& probes, const SubmissionReport& report) {
+  add_twins(jobs, probes, &report);
+}
+
+json twin_jobs(const ProbeInventory& probes) {
+  json jobs = json::array();
+  add_twins(jobs, probes, nullptr);
+  return jobs;
 }
 
 namespace {

@@ -46,8 +46,11 @@ void add_probe_calls(nlohmann::json& stage, const ProbeInventory& probes, int gr
 
 // The reference's outputs on each distribution case's noisy twin (its inputs
 // times 1 + e or 1 - e, never handed to the submission): jobs "n_s<shape>_c<case>"
-// beside the submission's, for the calls that came back.
+// beside the submission's, for the calls that came back; or, before any call,
+// for every distribution case (twin_jobs: the reference computes them beside
+// the submission's calls).
 void add_twin_jobs(nlohmann::json& jobs, const ProbeInventory& probes, const SubmissionReport& report);
+nlohmann::json twin_jobs(const ProbeInventory& probes);
 
 // A failed distribution case is ill-conditioned, and skipped, when (nearly)
 // every element the submission got wrong is within the tolerance plus this

@@ -49,6 +49,25 @@ void OutputChecks::start(const json& got, const json& expected, std::optional<do
   wake_.notify_one();
 }
 
+void OutputChecks::arrived(const std::string& id, const json& outputs) {
+  std::lock_guard lock(arrivals_mutex_);
+  if (!pending_) {
+    arrived_[id] = outputs;
+    return;
+  }
+  if (const auto p = pending_->find(id); p != pending_->end())
+    start(p->second.got, outputs, p->second.stress_baseline, p->second.stress_allowance);
+}
+
+void OutputChecks::expect(std::map<std::string, PendingCheck> pending) {
+  std::lock_guard lock(arrivals_mutex_);
+  pending_ = std::move(pending);
+  for (const auto& [id, outputs] : arrived_)
+    if (const auto p = pending_->find(id); p != pending_->end())
+      start(p->second.got, outputs, p->second.stress_baseline, p->second.stress_allowance);
+  arrived_.clear();
+}
+
 void OutputChecks::work() {
   for (;;) {
     Job job;

@@ -26,6 +26,13 @@
 
 namespace kaudit::run {
 
+// What a check needs of the submission's side, besides the expected output.
+struct PendingCheck {
+  nlohmann::json got;
+  std::optional<double> stress_baseline;
+  double stress_allowance = 0;
+};
+
 class OutputChecks {
  public:
   OutputChecks(std::filesystem::path xfer, ToleranceTable tolerances, NearMissAllowance near_miss);
@@ -40,6 +47,12 @@ class OutputChecks {
   // for), else made now on this thread.
   OutputCheck check(const nlohmann::json& got, const nlohmann::json& expected, std::optional<double> stress_baseline,
                     double stress_allowance);
+  // An expected output came in (by its job id): its check begins now if
+  // the submission's side of it is known (expect), else once it is.
+  void arrived(const std::string& id, const nlohmann::json& outputs);
+  // The checks to begin as their expected outputs come in (checks_to_start);
+  // those that came in before begin now.
+  void expect(std::map<std::string, PendingCheck> pending);
   // How many checks were started, and how many of those were read back.
   int started() const { return started_count_; }
   int reused() const { return reused_count_; }
@@ -64,6 +77,10 @@ class OutputChecks {
   bool stopping_ = false;
   std::thread worker_;  // started with the first check
   int started_count_ = 0, reused_count_ = 0;
+  // Expected outputs matched with their pending checks (arrived, expect).
+  std::mutex arrivals_mutex_;
+  std::optional<std::map<std::string, PendingCheck>> pending_;
+  std::map<std::string, nlohmann::json> arrived_;  // before pending_ was known
 };
 
 // A check the judgement will make, by the expected output's job id, that can
@@ -72,11 +89,6 @@ class OutputChecks {
 // off-grid probe shape's call (judge_input_probes), with the arguments they
 // pass. A stress case or a distribution probe needs its seed case's output
 // first: those are made when judged.
-struct PendingCheck {
-  nlohmann::json got;
-  std::optional<double> stress_baseline;
-  double stress_allowance = 0;
-};
 std::map<std::string, PendingCheck> checks_to_start(const RunPlan& plan, const SubmissionReport& report,
                                                    int graded_shapes, const std::filesystem::path& xfer);
 

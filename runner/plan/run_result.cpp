@@ -11,9 +11,15 @@ void RunResult::set_error(const std::string& phase, const std::string& reason, c
   error = RunError{phase, reason, detail};
 }
 
+evidence::RunPhase RunResult::phase(const std::string& process, const json& step, clock_type::time_point since) const {
+  evidence::RunPhase p =
+      evidence::run_phase(process, step, std::chrono::duration<double>(clock_type::now() - since).count());
+  p.began_s = std::chrono::duration<double>(since - started).count();
+  return p;
+}
+
 void RunResult::add_phase(const std::string& process, const json& step, clock_type::time_point since) {
-  phases.push_back(
-      evidence::run_phase(process, step, std::chrono::duration<double>(clock_type::now() - since).count()));
+  phases.push_back(phase(process, step, since));
 }
 
 json RunResult::to_json() const {
@@ -65,12 +71,25 @@ json RunResult::to_json() const {
 // again from the folder agree.
 rules::RunFacts RunResult::facts() const { return evidence::run_facts(to_json()); }
 
+void DeviceAccess::waited(double seconds) {
+  std::lock_guard lock(mutex_);
+  wait_s_ += seconds;
+}
+
+double DeviceAccess::wait_seconds() const {
+  std::lock_guard lock(mutex_);
+  return wait_s_;
+}
+
 DeviceTurns::Turn DeviceAccess::take(DeviceTurns::Kind kind) {
   if (!turns_) return DeviceTurns::Turn();
-  ++(kind == DeviceTurns::Kind::exclusive ? exclusive_taken_ : shared_taken_);
+  {
+    std::lock_guard lock(mutex_);
+    ++(kind == DeviceTurns::Kind::exclusive ? exclusive_taken_ : shared_taken_);
+  }
   const auto asked = clock_type::now();
   DeviceTurns::Turn turn = kind == DeviceTurns::Kind::exclusive ? turns_->exclusive() : turns_->shared();
-  wait_s_ += std::chrono::duration<double>(clock_type::now() - asked).count();
+  waited(std::chrono::duration<double>(clock_type::now() - asked).count());
   return turn;
 }
 
@@ -78,27 +97,30 @@ double DeviceAccess::yield_to_timing(DeviceTurns::Turn& turn) {
   if (!turns_) return 0;
   const auto asked = clock_type::now();
   if (!turns_->yield_to_timing(turn)) return 0;
+  const double seconds = std::chrono::duration<double>(clock_type::now() - asked).count();
+  std::lock_guard lock(mutex_);
   ++yields_;
-  const double waited = std::chrono::duration<double>(clock_type::now() - asked).count();
-  wait_s_ += waited;
-  return waited;
+  wait_s_ += seconds;
+  return seconds;
 }
 
 void DeviceAccess::set_aside(DeviceTurns::Turn& turn) {
   if (!turns_ || turn.kind() == DeviceTurns::Kind::none) return;
   turn.release();
+  std::lock_guard lock(mutex_);
   ++set_aside_;
 }
 
 double DeviceAccess::resume(DeviceTurns::Turn& turn) {
   if (!turns_) return 0;
   if (turn.kind() != DeviceTurns::Kind::none) return yield_to_timing(turn);
-  const double waited_before = wait_s_;
+  const auto asked = clock_type::now();
   turn = take(DeviceTurns::Kind::shared);
-  return wait_s_ - waited_before;
+  return std::chrono::duration<double>(clock_type::now() - asked).count();
 }
 
 nlohmann::json DeviceAccess::turns_json() const {
+  std::lock_guard lock(mutex_);
   return {{"exclusive", exclusive_taken_}, {"shared", shared_taken_}, {"yields", yields_}, {"set_aside", set_aside_}};
 }
 

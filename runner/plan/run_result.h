@@ -20,6 +20,7 @@
 #include <chrono>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -72,6 +73,7 @@ struct RunResult {
   std::optional<nlohmann::json> hardware;  // {name, peak_basis}
   nlohmann::json isolation;                // runner/process/sandbox.h Isolation::to_json
   double seconds = 0;
+  clock_type::time_point started = clock_type::now();  // the run's start: phases' began_s count from it
   std::optional<double> device_wait_seconds;  // runs sharing a device
   std::optional<nlohmann::json> device_turns;  // and the turns they took: DeviceAccess::turns_json
   // Process (reference, submission) -> its device memory's peaks as torch's
@@ -84,16 +86,22 @@ struct RunResult {
   void set_error(const std::string& phase, const std::string& reason, const nlohmann::json& detail = nullptr);
   // One step of `process` ("reference", "submission", "runner") that began at `since`.
   void add_phase(const std::string& process, const nlohmann::json& step, clock_type::time_point since);
+  // The same, made without adding it (a step kept aside until its thread is joined).
+  evidence::RunPhase phase(const std::string& process, const nlohmann::json& step, clock_type::time_point since) const;
   nlohmann::json to_json() const;
   // What the verdict engine reads of it.
   rules::RunFacts facts() const;
 };
 
-// The device's turns for one run (RunOptions::device_turns): the time spent
-// waiting for them is added up.
+// The device's turns for one run: the batch's (RunOptions::device_turns),
+// shared with the other runs of its device, or the run's own, between its
+// reference's expected outputs and its submission's timing. The time spent
+// waiting for them is added up. Both processes' threads take turns through
+// it.
 class DeviceAccess {
  public:
-  explicit DeviceAccess(std::shared_ptr<DeviceTurns> turns) : turns_(std::move(turns)) {}
+  DeviceAccess(std::shared_ptr<DeviceTurns> turns, bool shared_with_others)
+      : turns_(std::move(turns)), shared_with_others_(turns_ && shared_with_others) {}
   DeviceTurns::Turn take(DeviceTurns::Kind kind);
   // A yield point of untimed work (DeviceTurns::yield_to_timing): the
   // seconds it waited, 0 when nobody was waiting to time.
@@ -105,10 +113,13 @@ class DeviceAccess {
   // A yield point: a turn set aside is taken again (shared), a shared one
   // yields to timing. The seconds it waited.
   double resume(DeviceTurns::Turn& turn);
-  bool shared_device() const { return turns_ != nullptr; }
+  // Whether the run takes turns at all (a timing mode takes an exclusive one).
+  bool takes_turns() const { return turns_ != nullptr; }
+  // Whether they are shared with other runs (kaudit audit --jobs N).
+  bool shared_device() const { return shared_with_others_; }
   // Whether another run of the device waits for an exclusive turn now.
-  bool others_waiting_to_time() const { return turns_ && turns_->exclusive_waiting() > 0; }
-  double wait_seconds() const { return wait_s_; }
+  bool others_waiting_to_time() const { return shared_with_others_ && turns_->exclusive_waiting() > 0; }
+  double wait_seconds() const;
   // {exclusive, shared, yields, set_aside}: the turns taken, how often a
   // shared one was given back to a run waiting to time, and how often one
   // was given back for file work. Each exclusive turn is a hand-over that
@@ -116,7 +127,10 @@ class DeviceAccess {
   nlohmann::json turns_json() const;
 
  private:
-  std::shared_ptr<DeviceTurns> turns_;
+  void waited(double seconds);
+  const std::shared_ptr<DeviceTurns> turns_;
+  const bool shared_with_others_;
+  mutable std::mutex mutex_;  // the counts below
   double wait_s_ = 0;
   int exclusive_taken_ = 0, shared_taken_ = 0, yields_ = 0, set_aside_ = 0;
 };

@@ -67,8 +67,7 @@ const Schema& common_events() {
       {"error", {{"phase", Type::string}, {"type", Type::string}, {"message", Type::string},
                  {"traceback", Type::string, false}}},
       // The last message: what the process says of itself besides (the
-      // device memory's peaks, the reference's expected outputs by part),
-      // read through measures_of().
+      // device memory's peaks), read through measures_of().
       {"done", {{"device_memory", Type::object, false}, {"parts", Type::object, false}}},
       // A point where untimed GPU work may pause for a run waiting to time
       // (DeviceTurns::yield_to_timing); the runner answers "go".
@@ -97,6 +96,8 @@ const Schema& reference_events() {
                          {"tried", Type::array}, {"skip", Type::string}, {"reason", Type::string}}},
       {"generated", {{"parts", Type::object, false}}},
       {"expected", {{"id", Type::string}, {"outputs", Type::entries}, {"inputs_digest", Type::string, false}}},
+      // A batch of check jobs is over: how many, and its seconds by part (read through measures_of()).
+      {"expected_batch", {{"jobs", Type::integer}, {"parts", Type::object, false}}},
   };
   return s;
 }

@@ -17,6 +17,18 @@ using json = nlohmann::json;
 ReferenceSession::ReferenceSession(const RunPlan& plan, const Workspace& ws, RunResult& result, DeviceAccess& device)
     : plan_(plan), ws_(ws), result_(result), device_(device) {}
 
+ReferenceSession::~ReferenceSession() {
+  if (!beside_.joinable()) return;
+  {
+    std::lock_guard lock(queue_mutex_);
+    closing_ = true;
+    queue_.clear();
+  }
+  queued_.notify_all();
+  if (child_) child_->kill_group();  // a batch in progress ends with the process
+  beside_.join();
+}
+
 void ReferenceSession::write_config() const {
   std::mt19937_64 rng{std::random_device{}()};
   const std::string shapes_file =
@@ -89,15 +101,7 @@ double ReferenceSession::on_message(const json& m) {
     inputs_parts_ = measures_of(m, "parts");
     return -1;
   }
-  if (ev == "expected") {
-    if (!valid_entries(m["outputs"], ws_.xfer(), "exp")) return plan_.phase_s;
-    expected_[m["id"]] = m["outputs"];
-    if (m.contains("inputs_digest")) input_digests_[m["id"]] = m["inputs_digest"];
-    return plan_.phase_s;
-  }
   if (ev == "done") {
-    checked_ = true;
-    expected_parts_ = measures_of(m, "parts");
     if (auto memory = measures_of(m, "device_memory"); !memory.empty()) result_.device_memory["reference"] = memory;
     return -1;
   }
@@ -191,56 +195,125 @@ bool ReferenceSession::prepare() {
   return false;
 }
 
-std::map<std::string, json> ReferenceSession::expected_outputs(const json& jobs, const ExpectedListener& on_expected) {
-  if (jobs.empty()) {
+// While a batch runs only its own events (and the device's turns, and an
+// error) are heard: nothing of the set-up may change once the submission runs.
+double ReferenceSession::on_batch_message(const json& m) {
+  const std::string ev = m.value("event", std::string());
+  if (ev == "expected") {
+    if (!valid_entries(m["outputs"], ws_.xfer(), "exp")) return plan_.phase_s;
+    const std::string id = m["id"];
+    expected_[id] = m["outputs"];
+    if (m.contains("inputs_digest")) input_digests_[id] = m["inputs_digest"];
+    if (listener_) listener_(id, m["outputs"]);
+    return plan_.phase_s;
+  }
+  if (ev == "expected_batch") {
+    batch_over_ = true;
+    batch_parts_ = measures_of(m, "parts");
+    return -1;
+  }
+  if (ev == "turn" || ev == "device_idle" || ev == "error") return on_message(m);
+  return 0;
+}
+
+bool ReferenceSession::run_batch(const json& jobs) {
+  const fs::path check_cfg = ws_.private_dir() / ("check-" + std::to_string(batches_++) + ".json");
+  std::ofstream(check_cfg) << common::json_text(json{{"jobs", jobs}});
+  turn_ = device_.take(DeviceTurns::Kind::shared);
+  const auto since = clock_type::now();
+  batch_over_ = false;
+  batch_parts_.clear();
+  if (child_->send_line(check_cfg.string()))
+    last_batch_ = drive(*child_, Speaker::reference, plan_.phase_s, [this](const json& m) { return on_batch_message(m); });
+  turn_.release();
+  json step = {{"phase", "expected outputs"}, {"jobs", jobs.size()}};
+  if (!batch_parts_.empty()) step["parts"] = batch_parts_;
+  batch_phases_.push_back(result_.phase("reference", step, since));
+  batch_failed_ = !batch_over_;
+  return batch_over_;
+}
+
+void ReferenceSession::send_queued() {
+  for (;;) {
+    json jobs = json::array();
+    {
+      std::unique_lock lock(queue_mutex_);
+      queued_.wait(lock, [this] { return closing_ || !queue_.empty(); });
+      if (queue_.empty()) return;
+      for (auto& batch : queue_)
+        for (auto& job : batch) jobs.push_back(std::move(job));
+      queue_.clear();
+    }
+    if (!run_batch(jobs)) return;  // the process failed: nothing more is sent
+  }
+}
+
+void ReferenceSession::compute_beside() {
+  if (!beside_.joinable()) beside_ = std::thread([this] { send_queued(); });
+}
+
+void ReferenceSession::queue_expected(json jobs) {
+  if (jobs.empty()) return;
+  {
+    std::lock_guard lock(queue_mutex_);
+    if (closing_) return;
+    queue_.push_back(std::move(jobs));
+  }
+  queued_.notify_one();
+}
+
+std::map<std::string, json> ReferenceSession::expected_outputs(const json& last_jobs) {
+  if (beside_.joinable()) {
+    queue_expected(last_jobs);
+    {
+      std::lock_guard lock(queue_mutex_);
+      closing_ = true;
+    }
+    queued_.notify_all();
+    beside_.join();
+  } else if (!last_jobs.empty()) {
+    run_batch(last_jobs);
+  }
+  for (auto& p : batch_phases_) result_.phases.push_back(std::move(p));
+  batch_phases_.clear();
+  if (batches_ == 0) {  // nothing asked: only stop the process
     child_->send_line("");
     return {};
   }
-  const fs::path check_cfg = ws_.private_dir() / "check.json";
-  std::ofstream(check_cfg) << common::json_text(json{{"jobs", jobs}});
-  Outcome out;
-  turn_ = device_.take(DeviceTurns::Kind::shared);
-  const auto since = clock_type::now();
-  if (child_->send_line(check_cfg.string()))
-    out = drive(*child_, Speaker::reference, plan_.phase_s, [&](const json& m) {
-      const double wait = on_message(m);
-      if (on_expected && m.value("event", "") == "expected" && m.contains("id") && m["id"].is_string()) {
-        const auto got = expected_.find(m["id"].get<std::string>());
-        if (got != expected_.end()) on_expected(got->first, got->second);
-      }
-      return wait;
-    });
-  turn_.release();
-  json step = {{"phase", "expected outputs"}, {"jobs", jobs.size()}};
-  if (!expected_parts_.empty()) step["parts"] = expected_parts_;
-  result_.add_phase("reference", step, since);
-  if (!checked_) {
-    // Submission errors come first: they are what the user needs to see.
-    std::string reason;
-    json detail = {{"stderr_tail", tail(child_->stderr_text(), 4000)}};
-    if (out.timed_out) {
-      reason = "the reference timed out while computing expected outputs";
-    } else if (error_.is_object()) {
-      reason = "the reference failed on the submitted calls' inputs: " + error_.value("type", std::string()) + ": " +
-               error_.value("message", std::string());
-    } else {
-      died_ = true;
-      const ExitStatus end = child_->finish(std::chrono::seconds(2));
-      // The sandbox's first process reports a signal as exit status 128 + N.
-      const int signal = !end.exited ? end.signal : end.code > 128 && end.code <= 128 + 64 ? end.code - 128 : 0;
-      ExitStatus as_signal;
-      as_signal.signal = signal;
-      const std::string how = end.describe() + (end.exited && signal ? ", " + as_signal.describe() : std::string());
-      detail["reference_exit"] = how;
-      reason = "the reference process ended (" + how + ") before computing expected outputs" +
-               (signal == SIGKILL ? ", killed from outside the run (kaudit did not send it: the kernel's OOM "
-                                    "killer is the usual sender)"
-                                  : "") +
-               "; a fault of the machine: nothing was judged from the comparison";
-    }
-    result_.set_error("reference", reason, detail);
+  if (!batch_failed_) {
+    // Its last word (the device memory's peaks); the outputs are all in.
+    if (child_->send_line("")) drive(*child_, Speaker::reference, plan_.phase_s, [this](const json& m) { return on_message(m); });
+  } else {
+    report_expected_failure();
   }
   return expected_;
+}
+
+void ReferenceSession::report_expected_failure() {
+  // Submission errors come first: they are what the user needs to see.
+  std::string reason;
+  json detail = {{"stderr_tail", tail(child_->stderr_text(), 4000)}};
+  if (last_batch_.timed_out) {
+    reason = "the reference timed out while computing expected outputs";
+  } else if (error_.is_object()) {
+    reason = "the reference failed on the submitted calls' inputs: " + error_.value("type", std::string()) + ": " +
+             error_.value("message", std::string());
+  } else {
+    died_ = true;
+    const ExitStatus end = child_->finish(std::chrono::seconds(2));
+    // The sandbox's first process reports a signal as exit status 128 + N.
+    const int signal = !end.exited ? end.signal : end.code > 128 && end.code <= 128 + 64 ? end.code - 128 : 0;
+    ExitStatus as_signal;
+    as_signal.signal = signal;
+    const std::string how = end.describe() + (end.exited && signal ? ", " + as_signal.describe() : std::string());
+    detail["reference_exit"] = how;
+    reason = "the reference process ended (" + how + ") before computing expected outputs" +
+             (signal == SIGKILL ? ", killed from outside the run (kaudit did not send it: the kernel's OOM "
+                                  "killer is the usual sender)"
+                                : "") +
+             "; a fault of the machine: nothing was judged from the comparison";
+  }
+  result_.set_error("reference", reason, detail);
 }
 
 void ReferenceSession::finish() { child_->finish(std::chrono::seconds(5)); }

@@ -1,10 +1,11 @@
 // The reference's process in a run: it imports the problem, reports the
 // shapes, generates every correctness input (its turn on the device), and
-// later computes the expected outputs for the inputs the submission's calls
-// saw. One method per channel event.
+// computes the expected outputs for the inputs the submission's calls saw,
+// in the sandbox beside those calls. One method per channel event.
 #pragma once
 
 #include "runner/process/child_process.h"
+#include "runner/session/channel.h"
 #include "runner/judge/input_probes.h"
 #include "runner/plan/run_plan.h"
 #include "runner/plan/run_result.h"
@@ -12,31 +13,48 @@
 
 #include <nlohmann/json.hpp>
 
+#include <condition_variable>
 #include <functional>
 #include <map>
-#include <set>
 #include <memory>
+#include <mutex>
+#include <set>
 #include <string>
+#include <thread>
 #include <utility>
+#include <vector>
 
 namespace kaudit::run {
 
 class ReferenceSession {
  public:
   ReferenceSession(const RunPlan& plan, const Workspace& ws, RunResult& result, DeviceAccess& device);
+  ~ReferenceSession();  // a thread still sending batches is stopped with the process
+  ReferenceSession(const ReferenceSession&) = delete;
+  ReferenceSession& operator=(const ReferenceSession&) = delete;
   // Starts the process (it imports while the submission starts beside it).
   void start();
   // Import, shapes and inputs; false when the reference failed (the error is
   // in the result and the process is gone).
   bool prepare();
-  // Expected outputs for `jobs` ([{id, shape, inputs}], or a timed sample's
-  // [{id, shape, seed, mode, base}] drawn again from its seed), by job id; an empty
-  // `jobs` only tells the process to stop. Failures set the result's error.
-  // `on_expected(id, outputs)` hears of each as it comes in (the output
-  // checks begin then: runner/judge/output_checks.h).
+  // The expected outputs come in batches of check jobs ([{id, shape,
+  // inputs}], or a timed sample's [{id, shape, seed, mode, base}] drawn
+  // again from its seed). `on_expected(id, outputs)` hears of each as it
+  // comes in, on the thread that reads it (the output checks begin then:
+  // runner/judge/output_checks.h); set it before the first batch.
   using ExpectedListener = std::function<void(const std::string& id, const nlohmann::json& outputs)>;
-  std::map<std::string, nlohmann::json> expected_outputs(const nlohmann::json& jobs,
-                                                         const ExpectedListener& on_expected = nullptr);
+  void listen(ExpectedListener on_expected) { listener_ = std::move(on_expected); }
+  // In the sandbox, where the submission's process cannot see exp/, the
+  // expected outputs are computed beside its calls: a thread sends each
+  // batch queued (queue_expected, from any thread) as soon as the process
+  // is free, in shared turns of the device, so that a timing mode (an
+  // exclusive turn) waits only for the job in progress.
+  void compute_beside();
+  void queue_expected(nlohmann::json jobs);
+  // The last jobs: every batch is waited for, the process is told to stop,
+  // and every expected output comes back by job id. Failures set the
+  // result's error. No job ever sent only tells the process to stop.
+  std::map<std::string, nlohmann::json> expected_outputs(const nlohmann::json& last_jobs);
   // The reference's own process ended (a signal, the OOM killer, an exit)
   // before it answered every job: a fault of the machine, never evidence
   // against the submission, so nothing may be judged from the comparison.
@@ -64,6 +82,10 @@ class ReferenceSession {
   double on_shapes(const nlohmann::json& m);
   double on_habits(const nlohmann::json& m);
   double on_probe(const nlohmann::json& m);
+  double on_batch_message(const nlohmann::json& m);
+  bool run_batch(const nlohmann::json& jobs);  // false when the process failed in it
+  void send_queued();                          // the thread of compute_beside
+  void report_expected_failure();
   void write_config() const;
   std::string failure_reason(bool timed_out);
 
@@ -78,15 +100,30 @@ class ReferenceSession {
   std::map<int, nlohmann::json> habits_;
   std::set<int> reproducible_;
   ProbeInventory probes_;
+  // The expected outputs' batches: the thread sending them (compute_beside)
+  // alone drives the process until expected_outputs joins it; the queue is
+  // shared under queue_mutex_, and the batches' phases wait in batch_phases_
+  // so that result_ is written from the run's thread only.
+  ExpectedListener listener_;
+  std::thread beside_;
+  std::mutex queue_mutex_;
+  std::condition_variable queued_;
+  std::vector<nlohmann::json> queue_;
+  bool closing_ = false;
+  int batches_ = 0;
+  bool batch_over_ = false, batch_failed_ = false;
+  Outcome last_batch_;
+  std::map<std::string, double> batch_parts_;
+  std::vector<evidence::RunPhase> batch_phases_;
   std::map<std::string, nlohmann::json> expected_;
   std::map<std::string, std::string> input_digests_;
   nlohmann::json error_;
-  bool have_shapes_ = false, generated_ = false, checked_ = false;
+  bool have_shapes_ = false, generated_ = false;
   bool died_ = false;
   bool inputs_over_budget_ = false;  // the input generation outlasted the set-up budget
-  // Seconds by part of the process's start ("hello"), the input generation
-  // ("generated") and the expected outputs ("done"), for their phase records.
-  std::map<std::string, double> import_parts_, inputs_parts_, expected_parts_;
+  // Seconds by part of the process's start ("hello") and the input
+  // generation ("generated"), for their phase records.
+  std::map<std::string, double> import_parts_, inputs_parts_;
   double waited_for_device_s_ = 0;   // of it, given way to runs that time
 };
 

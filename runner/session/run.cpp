@@ -21,6 +21,7 @@
 
 #include <fstream>
 #include <random>
+#include <set>
 
 namespace kaudit::run {
 namespace fs = std::filesystem;
@@ -137,11 +138,17 @@ RunResult run_protocol(const RunOptions& o) {
   const std::vector<std::string> watched = watched_files(plan.problem);
   const FileSnapshot before = snapshot_files(ws.work(), watched);
   RunResult result = start_result(plan, ws);
-  DeviceAccess device(o.device_turns);
-  const auto run_started = clock_type::now();
+  // In the sandbox, where the submission's process cannot see exp/, the
+  // reference computes expected outputs beside the submission's calls; its
+  // work then takes turns with the submission's timing, through the batch's
+  // turns or the run's own.
+  const bool beside = plan.isolation.sandboxed;
+  DeviceAccess device(o.device_turns ? o.device_turns : beside ? std::make_shared<DeviceTurns>() : nullptr,
+                      o.device_turns != nullptr);
+  const auto run_started = result.started;
   auto finished = [&]() {
     result.seconds = std::chrono::duration<double>(clock_type::now() - run_started).count();
-    if (device.shared_device()) {
+    if (device.shared_device()) {  // with other runs
       result.device_wait_seconds = device.wait_seconds();
       result.device_turns = device.turns_json();
     }
@@ -173,24 +180,41 @@ RunResult run_protocol(const RunOptions& o) {
   std::mt19937_64 rng{std::random_device{}()};
   add_probe_calls(stage, ref.probes(), nshapes, ref.inputs(), rng);
   std::ofstream(stage_path) << common::json_text(stage);
+  // Each output check begins as its expected output comes in, beside the
+  // reference's work on the next (runner/judge/output_checks.h).
+  OutputChecks checks(ws.xfer(), plan.tolerance, plan.near_miss);
+  ref.listen([&checks](const std::string& id, const json& outputs) { checks.arrived(id, outputs); });
+  std::set<std::string> asked_beside;  // job ids
+  if (beside) {
+    ref.compute_beside();
+    auto ask = [&](json jobs) {
+      for (const auto& job : jobs) asked_beside.insert(job["id"].get<std::string>());
+      ref.queue_expected(std::move(jobs));
+    };
+    json known = correctness_case_jobs(ref.inputs());
+    for (auto& job : twin_jobs(ref.probes())) known.push_back(std::move(job));
+    ask(std::move(known));
+    sub.on_samples([&](int shape, const std::string& mode, const json& samples) {
+      ask(seeded_sample_jobs(shape, mode, samples, ref.inputs()));
+    });
+  }
   sub.run(stage_path, ref.inputs(), stage["samples_per_shape"].get<std::vector<int>>(), ref.reproducible_shapes());
   sub.finish(nshapes, static_cast<int>(plan.cases.size()));
   if (!sub.report().device_memory.empty()) result.device_memory["submission"] = sub.report().device_memory;
   judge_problem_files(before, snapshot_files(ws.work(), watched), result);
 
-  // The reference checks every output that came back.
+  // The reference checks every output that came back: what it was not
+  // asked beside the calls is asked now.
   json jobs = expected_output_jobs(sub.report(), ref.inputs(), ws.xfer());
   add_twin_jobs(jobs, ref.probes(), sub.report());
-  if (!reference_inputs_intact(ws, input_seal, result)) jobs = json::array();
-  // Each output check begins as its expected output comes in, beside the
-  // reference's work on the next (runner/judge/output_checks.h).
-  OutputChecks checks(ws.xfer(), plan.tolerance, plan.near_miss);
-  const std::map<std::string, PendingCheck> pending = checks_to_start(plan, sub.report(), nshapes, ws.xfer());
-  std::map<std::string, json> expected =
-      ref.expected_outputs(jobs, [&](const std::string& id, const json& outputs) {
-        if (const auto p = pending.find(id); p != pending.end())
-          checks.start(p->second.got, outputs, p->second.stress_baseline, p->second.stress_allowance);
-      });
+  json last_jobs = json::array();
+  for (auto& job : jobs)
+    if (!asked_beside.count(job["id"].get<std::string>())) last_jobs.push_back(std::move(job));
+  const bool inputs_intact = reference_inputs_intact(ws, input_seal, result);
+  if (!inputs_intact) last_jobs = json::array();
+  checks.expect(checks_to_start(plan, sub.report(), nshapes, ws.xfer()));
+  std::map<std::string, json> expected = ref.expected_outputs(last_jobs);
+  if (!inputs_intact) expected.clear();  // what was computed beside answers another question
   ref.finish();
   hold_seeded_inputs(sub.report(), ref.input_digests(), expected);
 

@@ -314,7 +314,7 @@ double SubmissionSession::on_mode_start(const json& m) {
   std::shuffle(calls.begin(), calls.end(), rng_);
   const auto n = std::min<std::size_t>(calls.size(), static_cast<std::size_t>(samples_per_shape_[key.first]));
   drawn_[key] = std::set<int>(calls.begin(), calls.begin() + static_cast<std::ptrdiff_t>(n));
-  if (device_.shared_device() && turn_.kind() != DeviceTurns::Kind::exclusive) {
+  if (device_.takes_turns() && turn_.kind() != DeviceTurns::Kind::exclusive) {
     turn_.release();
     const auto asked = clock_type::now();
     turn_ = device_.take(DeviceTurns::Kind::exclusive);
@@ -412,6 +412,7 @@ double SubmissionSession::on_timing(const json& m) {
   t["times_ms"] = json::array();
   for (const auto& c : report_.timed_calls[key]) t["times_ms"].push_back(c.ms);
   report_.timings[key] = t;
+  if (samples_listener_ && seeded) samples_listener_(key.first, key.second, m["samples"]);
   return 0;
 }
 
@@ -715,8 +716,7 @@ void SubmissionSession::end_phase() {
     if (current_phase_.contains(k)) step[k] = current_phase_[k];
   if (step["phase"] == "start" && !start_parts_.empty()) step["parts"] = start_parts_;
   if (buffer_phases_)
-    set_up_phases_.push_back(evidence::run_phase(
-        "submission", step, std::chrono::duration<double>(clock_type::now() - phase_started_).count()));
+    set_up_phases_.push_back(result_.phase("submission", step, phase_started_));
   else
     result_.add_phase("submission", step, phase_started_);
   phase_started_ = clock_type::now();

@@ -17,6 +17,7 @@
 
 #include <atomic>
 #include <exception>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -58,6 +59,11 @@ class SubmissionSession {
   void finish(int shapes, int cases);
 
   const SubmissionReport& report() const { return report_; }
+  // Hears of each timing mode's summary once it holds (its samples are the
+  // calls the runner drew, naming the seeds it sent): the reference can
+  // begin on them while the submission goes on. Set before run().
+  using SamplesListener = std::function<void(int shape, const std::string& mode, const nlohmann::json& samples)>;
+  void on_samples(SamplesListener listener) { samples_listener_ = std::move(listener); }
 
  private:
   double on_message(const nlohmann::json& m);
@@ -173,6 +179,7 @@ class SubmissionSession {
   bool buffer_phases_ = false;
   std::vector<evidence::RunPhase> set_up_phases_;
   std::optional<nlohmann::json> held_message_;
+  SamplesListener samples_listener_;
 };
 
 // The correctness and timing plan handed to the submission's harness

@@ -96,6 +96,32 @@ def where_time_went(runs):
     return rounded(phases), {k: rounded(v) for k, v in sorted(parts.items())}
 
 
+def run_path(runs):
+    """Medians over the runs that date their steps (run.json `phases[].began_s`,
+    seconds from the run's start) of when a run's path reached each point:
+    the reference's inputs done, the submission's set-up done, its first call
+    begun, and what came after its last step (the expected outputs, the
+    comparison, the trace). Where these differ is what each waited for."""
+    points = {}
+    for r in runs:
+        steps = [p for p in r.get("phases", []) if isinstance(p.get("began_s"), (int, float))]
+        if not steps:
+            continue
+        end = lambda p: p["began_s"] + p.get("seconds", 0.0)
+        found = {
+            "reference_inputs_done_s": [end(p) for p in steps if (p.get("process"), p.get("phase")) == ("reference", "inputs")],
+            "submission_set_up_done_s": [end(p) for p in steps if (p.get("process"), p.get("phase")) == ("submission", "setup")],
+            "submission_first_call_s": [p["began_s"] for p in steps
+                                        if (p.get("process"), p.get("phase")) == ("submission", "correctness")],
+            "after_submission_s": [r.get("seconds", 0.0) - max(end(p) for p in steps if p.get("process") == "submission")]
+            if any(p.get("process") == "submission" for p in steps) else [],
+        }
+        for key, values in found.items():
+            if values:
+                points.setdefault(key, []).append(min(values) if key == "submission_first_call_s" else max(values))
+    return {key: round(statistics.median(v), 1) for key, v in sorted(points.items())}
+
+
 def device_memory_by_problem(runs):
     """Per problem, the largest sum of one run's two processes' reserved peaks
     (run.json `device_memory`, MiB): an upper bound of what the run held, as
@@ -179,6 +205,8 @@ def main(argv):
         out["device_memory_peak_mib_by_problem"] = device_memory_by_problem(runs)
         out["device_memory_phase_peaks_mib_by_problem"] = device_memory_phases_by_problem(runs)
         out["timing_mode_budget"] = timing_mode_budget(runs)
+        if path := run_path(runs):
+            out["run_path_median_s"] = path
     if a.gpu_util:
         share, n, peak, total = gpu_samples(a.gpu_util)
         out["gpu_busy_share"] = None if share is None else round(share, 3)

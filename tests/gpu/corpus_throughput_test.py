@@ -65,6 +65,28 @@ with tempfile.TemporaryDirectory() as batch:
     if (got.get("upstream_sequential_per_gpu_hour"), got.get("over_upstream_sequential"), got.get("grader_pairs")) \
             != (120.0, 0.17, 2):
         sys.exit(f"FAIL: against upstream's grader: {got}")
+    # Runs that date their steps: when each reached its first call, and what came after its last step.
+    for name, shift in (("a", 0.0), ("b", 10.0)):
+        path = os.path.join(batch, name, "run.json")
+        with open(path) as f:
+            run = json.load(f)
+        run["phases"] = [
+            {"process": "reference", "phase": "inputs", "began_s": 5.0 + shift, "seconds": 7.0},
+            {"process": "submission", "phase": "start", "began_s": 0.0, "seconds": 9.0},
+            {"process": "submission", "phase": "setup", "began_s": 9.0, "seconds": 1.0 + shift},
+            {"process": "submission", "phase": "correctness", "shape": 1, "began_s": 20.0 + shift, "seconds": 2.0},
+            {"process": "submission", "phase": "correctness", "shape": 0, "began_s": 12.0 + shift, "seconds": 8.0},
+            {"process": "reference", "phase": "expected outputs", "began_s": 22.0 + shift, "seconds": 4.0}]
+        with open(path, "w") as f:
+            json.dump(run, f)
+        os.utime(path, (until - 1, until - 1))
+    got = json.loads(subprocess.run([sys.executable, script, batch, "--since", str(since), "--until", str(until)],
+                                    check=True, capture_output=True, text=True).stdout)
+    # a: 40 s, last submission step done at 22; b: 60 s, at 32
+    want_path = {"reference_inputs_done_s": 17.0, "submission_set_up_done_s": 15.0, "submission_first_call_s": 17.0,
+                 "after_submission_s": 23.0}
+    if got.get("run_path_median_s") != want_path:
+        sys.exit(f"FAIL: the run's path: {got.get('run_path_median_s')} != {want_path}")
     bad = subprocess.run([sys.executable, script, batch, "--since", "5", "--until", "5"], capture_output=True, text=True)
     if bad.returncode != 2 or "--until must be after --since" not in bad.stderr:
         sys.exit(f"FAIL: an empty call was not refused: {bad.returncode} {bad.stderr}")

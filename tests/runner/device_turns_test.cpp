@@ -192,7 +192,7 @@ TEST(DeviceTurns, YieldLetsAWaitingTimingTurnGoFirst) {
 // 34 runs of the gate waited 1,354 s for turns held through file work).
 TEST(DeviceAccess, ASetAsideTurnLetsTimingInAndIsTakenAgainAtTheNextYieldPoint) {
   auto turns = std::make_shared<DeviceTurns>();
-  kaudit::run::DeviceAccess run(turns);
+  kaudit::run::DeviceAccess run(turns, true);
   DeviceTurns::Turn mine = run.take(Kind::shared);
   EXPECT_EQ(turns->try_exclusive().kind(), Kind::none) << "held through its untimed GPU work";
   run.set_aside(mine);
@@ -207,7 +207,7 @@ TEST(DeviceAccess, ASetAsideTurnLetsTimingInAndIsTakenAgainAtTheNextYieldPoint) 
   EXPECT_EQ(run.turns_json()["set_aside"], 1) << run.turns_json().dump();
   EXPECT_EQ(run.turns_json()["shared"], 2) << run.turns_json().dump();
   // Without a shared device (one run, or the CPU) there is nothing to give back.
-  kaudit::run::DeviceAccess alone(nullptr);
+  kaudit::run::DeviceAccess alone(nullptr, false);
   DeviceTurns::Turn none;
   alone.set_aside(none);
   EXPECT_EQ(alone.resume(none), 0);

@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <filesystem>
@@ -115,9 +116,11 @@ TEST(RunnerCpu, CleanSubmissionIsCorrectWithNoFindings) {
     EXPECT_GE(p["seconds"].get<double>(), 0.0);
     steps.insert(p["process"].get<std::string>() + " " + p["phase"].get<std::string>());
   }
-  for (const char* once : {"reference import", "reference inputs", "reference expected outputs", "submission setup",
-                           "submission samples", "runner comparison"})
+  for (const char* once : {"reference import", "reference inputs", "submission setup", "submission samples",
+                           "runner comparison"})
     EXPECT_EQ(steps.count(once), 1u) << once;
+  // In batches: in the sandbox the first beside the submission's calls.
+  EXPECT_GE(steps.count("reference expected outputs"), 1u);
   EXPECT_EQ(steps.count("submission correctness"), 2u);
   EXPECT_EQ(steps.count("submission timing"), 6u);  // 2 shapes, 3 modes
   // The kept calls' files are a step of their own, after the last mode: not
@@ -133,7 +136,8 @@ TEST(RunnerCpu, CleanSubmissionIsCorrectWithNoFindings) {
   // went, part by part.
   const std::map<std::string, std::vector<std::string>> parts = {{"reference import", {"torch", "bind"}},
                                                                  {"reference inputs", {"draw", "files"}},
-                                                                 {"reference expected outputs", {"read", "compute", "write"}},
+                                                                 // seeded samples' batches read no file
+                                                                 {"reference expected outputs", {"compute", "write"}},
                                                                  {"submission start", {"torch", "bind"}}};
   int with_parts = 0;
   for (const auto& p : r["phases"]) {
@@ -142,7 +146,7 @@ TEST(RunnerCpu, CleanSubmissionIsCorrectWithNoFindings) {
     ++with_parts;
     for (const auto& part : want->second) EXPECT_GT(p["parts"].value(part, 0.0), 0.0) << part << " " << p;
   }
-  EXPECT_EQ(with_parts, 4) << r["phases"];
+  EXPECT_GE(with_parts, 4) << r["phases"];
   // Stress cases really are scaled: x and w by 100 make the output ~10^4 times
   // larger, and the absolute tolerance grows with it; scaled by 0.01 it stays.
   const double atol = r["settings"]["tolerance"]["atol"];
@@ -429,6 +433,128 @@ TEST(RunnerCpu, TheSubmissionImportsWhileTheReferenceDrawsItsInputs) {
   const std::vector<std::string> first = {"reference import", "reference inputs", "submission start", "submission setup"};
   ASSERT_GE(order.size(), first.size()) << r["phases"].dump();
   EXPECT_EQ(std::vector<std::string>(order.begin(), order.begin() + 4), first) << r["phases"].dump();
+  // Their began_s shows the overlap: the submission's set-up began before
+  // the reference's inputs were done (its reference waited for it).
+  const json& inputs = r["phases"][1];
+  const json& setup = r["phases"][3];
+  ASSERT_TRUE(inputs.contains("began_s") && setup.contains("began_s")) << r["phases"].dump();
+  EXPECT_LT(setup["began_s"].get<double>(), inputs["began_s"].get<double>() + inputs["seconds"].get<double>())
+      << r["phases"].dump();
+}
+
+// Intervals "begin end" (CLOCK_MONOTONIC seconds), one a line.
+static std::vector<std::pair<double, double>> read_intervals(const fs::path& file) {
+  std::vector<std::pair<double, double>> out;
+  std::ifstream in(file);
+  double a = 0, b = 0;
+  while (in >> a >> b) out.emplace_back(a, b);
+  return out;
+}
+
+// In the sandbox, where the submission's process cannot see exp/, the
+// reference computes the expected outputs of every correctness case (and
+// each mode's seeded samples) beside the submission's calls, but never
+// during its timed calls: a timing mode's exclusive turn waits for the job
+// in progress, and the reference waits at its next yield point. Its
+// reference here takes 50 ms a call, so that its jobs span the submission's
+// timing, and both log when each call ran.
+TEST(RunnerCpu, TheReferenceComputesExpectedOutputsBesideTheCallsButNeverDuringTimedOnes) {
+  SKIP_WITHOUT_TORCH();
+  if (!kaudit::run::sandbox_support().available) GTEST_SKIP() << "no sandbox here: the expected outputs come after";
+  const std::string reference = problem_file("linear_relu", "reference.py") + R"(
+
+import os as _os
+import sys as _sys
+import time as _time
+
+_forward = Model.forward
+
+
+def _logged_forward(self, x, w):
+    began = _time.monotonic()
+    _time.sleep(0.05)
+    out = _forward(self, x, w)
+    xfer = getattr(_sys.modules.get("__main__"), "CONFIG", {}).get("xfer", "")
+    with open(_os.path.join(xfer, "exp", "reference-calls.log"), "a") as f:
+        f.write("%.6f %.6f\n" % (began, _time.monotonic()))
+    return out
+
+
+Model.forward = _logged_forward
+)";
+  auto o = options("linear_relu", "log_calls.py");
+  o.problem = problem_variant("linear_relu", "slow_reference", {{"reference.py", reference}});
+  o.keep_temp = true;
+  const auto anchor = std::chrono::steady_clock::now();  // before the run's start: began_s counts from after it
+  const json r = kaudit::run::run_submission(o);
+  EXPECT_EQ(r["result"], "correct") << describe(r);
+  ASSERT_TRUE(r.contains("temp_dir")) << describe(r);
+  const fs::path temp = r["temp_dir"].get<std::string>();
+  const auto reference_calls = read_intervals(temp / "xfer" / "exp" / "reference-calls.log");
+  const auto submission_calls = read_intervals(temp / "xfer" / "out" / "calls.log");
+  fs::remove_all(temp);
+  ASSERT_FALSE(reference_calls.empty());
+  ASSERT_FALSE(submission_calls.empty());
+
+  // The first batch of expected outputs began before the submission's first
+  // timing mode: it was computed beside its calls.
+  double first_batch = 1e9, first_timing = 1e9, last_submission = 0;
+  int beside_jobs = 0;
+  std::vector<std::pair<double, double>> timing;  // the timing phases, seconds from the anchor
+  const double run_began = std::chrono::duration<double>(anchor.time_since_epoch()).count();
+  for (const auto& p : r["phases"]) {
+    const double began = p["began_s"].get<double>(), ended = began + p["seconds"].get<double>();
+    if (p["phase"] == "expected outputs" && began < first_batch) {
+      first_batch = began;
+      beside_jobs = p["jobs"].get<int>();
+    }
+    if (p["process"] == "submission") last_submission = std::max(last_submission, ended);
+    if (p["phase"] == "timing") {
+      first_timing = std::min(first_timing, began);
+      timing.emplace_back(run_began + began, run_began + ended);
+    }
+  }
+  EXPECT_LT(first_batch, first_timing) << r["phases"].dump();
+  EXPECT_GE(beside_jobs, 10) << "every correctness case of 2 shapes, 5 cases each: " << r["phases"].dump();
+  EXPECT_LT(first_batch, last_submission) << r["phases"].dump();
+  // No reference call overlaps a submission call made inside a timing mode.
+  // A timing phase's calls come after its exclusive turn was given. The
+  // anchor is taken a little before the run's clock starts, so a phase seen
+  // from it begins and ends a little early: the margin keeps the calls just
+  // before it out, and those just after it (probe calls, beside which the
+  // reference may work) are out anyway.
+  const double margin = 0.2;
+  int timed = 0;
+  for (const auto& [b, e] : submission_calls) {
+    const bool in_timing = std::any_of(timing.begin(), timing.end(), [&](const auto& t) {
+      return b > t.first + margin && e < t.second;
+    });
+    if (!in_timing) continue;
+    ++timed;
+    for (const auto& [rb, re] : reference_calls)
+      EXPECT_TRUE(re <= b || rb >= e) << "a reference call (" << rb << ", " << re << ") ran during a timed call ("
+                                      << b << ", " << e << ")";
+  }
+  EXPECT_GT(timed, 0) << "no timed call found: " << r["phases"].dump();
+}
+
+// Without the sandbox the submission's process could read exp/: nothing of
+// the expected outputs exists until it is done, then one batch.
+TEST(RunnerCpu, UnsandboxedTheExpectedOutputsComeOnceTheSubmissionIsDone) {
+  SKIP_WITHOUT_TORCH();
+  auto o = options("linear_relu", "clean.py");
+  o.unsafe_no_sandbox = true;
+  const json r = kaudit::run::run_submission(o);
+  EXPECT_EQ(r["result"], "correct") << describe(r);
+  double last_submission = 0;
+  std::vector<double> batches;
+  for (const auto& p : r["phases"]) {
+    const double began = p["began_s"].get<double>();
+    if (p["process"] == "submission") last_submission = std::max(last_submission, began + p["seconds"].get<double>());
+    if (p["phase"] == "expected outputs") batches.push_back(began);
+  }
+  ASSERT_EQ(batches.size(), 1u) << r["phases"].dump();
+  EXPECT_GE(batches[0], last_submission) << r["phases"].dump();
 }
 
 // Without the sandbox nothing of the submission runs before the reference's

@@ -45,6 +45,11 @@ TEST(DeviceMemory, ARunNeedsItsLargerProcessAndBothContexts) {
   EXPECT_EQ(run_need_mib(Record{{"reference", {{"peak_reserved_mib", 1000}}},
                                 {"submission", {{"peak_reserved_mib", 20000}, {"import_peak_allocated_mib", 128}}}}),
             20000 + 2 * kProcessBaseMib);
+  // The reference's expected outputs beside the submission's calls: its
+  // allocated peak then counts with the submission's whole peak.
+  EXPECT_EQ(run_need_mib(Record{{"reference", {{"peak_reserved_mib", 18000}, {"expected_peak_allocated_mib", 9000}}},
+                                {"submission", {{"peak_reserved_mib", 20000}}}}),
+            29000 + 2 * kProcessBaseMib);
   // From a kept run.json, whatever it holds: numbers in range only.
   const json doc = {{"device_memory",
                      {{"reference", {{"peak_reserved_mib", 1000}}},

@@ -133,7 +133,7 @@ TEST(RunCorrectness, AHandEditedDocumentGivesWhatItHas) {
 // Phases and first calls as a run writes them, read back the same.
 TEST(RunPhases, WhatIsWrittenReadsBackTheSame) {
   const json phases = json::parse(R"([
-    {"process": "reference", "phase": "import", "seconds": 6.2},
+    {"process": "reference", "phase": "import", "seconds": 6.2, "began_s": 0.01},
     {"process": "submission", "phase": "timing", "seconds": 0.4, "shape": 2, "mode": "rewrite"},
     {"process": "reference", "phase": "expected outputs", "seconds": 2.4, "jobs": 60},
     {"process": "runner", "phase": "comparison", "seconds": 0.9, "checks_begun_early": 51, "checks_read_back": 51}])");
