@@ -126,6 +126,31 @@ void hold_seeded_inputs(const SubmissionReport& report, const std::map<std::stri
              "call");
 }
 
+// In the sandbox the reference begins on the jobs known before the
+// submission's calls come back: every correctness case and noisy twin now,
+// each timing mode's seeded samples once its summary is in. `asked` gets
+// their ids, and outlives the submission's run.
+void ask_beside(ReferenceSession& ref, SubmissionSession& sub, std::set<std::string>& asked) {
+  ref.compute_beside();
+  auto ask = [&ref, &asked](json jobs) {
+    for (const auto& job : jobs) asked.insert(job["id"].get<std::string>());
+    ref.queue_expected(std::move(jobs));
+  };
+  json known = correctness_case_jobs(ref.inputs());
+  for (auto& job : twin_jobs(ref.probes())) known.push_back(std::move(job));
+  ask(std::move(known));
+  sub.on_samples([ask, &ref](int shape, const std::string& mode, const json& samples) {
+    ask(seeded_sample_jobs(shape, mode, samples, ref.inputs()));
+  });
+}
+
+json not_asked(json jobs, const std::set<std::string>& asked) {
+  json left = json::array();
+  for (auto& job : jobs)
+    if (!asked.count(job["id"].get<std::string>())) left.push_back(std::move(job));
+  return left;
+}
+
 }  // namespace
 
 json run_submission(const RunOptions& o) { return run_protocol(o).to_json(); }
@@ -185,19 +210,7 @@ RunResult run_protocol(const RunOptions& o) {
   OutputChecks checks(ws.xfer(), plan.tolerance, plan.near_miss);
   ref.listen([&checks](const std::string& id, const json& outputs) { checks.arrived(id, outputs); });
   std::set<std::string> asked_beside;  // job ids
-  if (beside) {
-    ref.compute_beside();
-    auto ask = [&](json jobs) {
-      for (const auto& job : jobs) asked_beside.insert(job["id"].get<std::string>());
-      ref.queue_expected(std::move(jobs));
-    };
-    json known = correctness_case_jobs(ref.inputs());
-    for (auto& job : twin_jobs(ref.probes())) known.push_back(std::move(job));
-    ask(std::move(known));
-    sub.on_samples([&](int shape, const std::string& mode, const json& samples) {
-      ask(seeded_sample_jobs(shape, mode, samples, ref.inputs()));
-    });
-  }
+  if (beside) ask_beside(ref, sub, asked_beside);
   sub.run(stage_path, ref.inputs(), stage["samples_per_shape"].get<std::vector<int>>(), ref.reproducible_shapes());
   sub.finish(nshapes, static_cast<int>(plan.cases.size()));
   if (!sub.report().device_memory.empty()) result.device_memory["submission"] = sub.report().device_memory;
@@ -207,9 +220,7 @@ RunResult run_protocol(const RunOptions& o) {
   // asked beside the calls is asked now.
   json jobs = expected_output_jobs(sub.report(), ref.inputs(), ws.xfer());
   add_twin_jobs(jobs, ref.probes(), sub.report());
-  json last_jobs = json::array();
-  for (auto& job : jobs)
-    if (!asked_beside.count(job["id"].get<std::string>())) last_jobs.push_back(std::move(job));
+  json last_jobs = not_asked(std::move(jobs), asked_beside);
   const bool inputs_intact = reference_inputs_intact(ws, input_seal, result);
   if (!inputs_intact) last_jobs = json::array();
   checks.expect(checks_to_start(plan, sub.report(), nshapes, ws.xfer()));
