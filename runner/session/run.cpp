@@ -183,6 +183,10 @@ RunResult run_protocol(const RunOptions& o) {
   // The submission starts at once: its import and build overlap the
   // reference's input generation; it waits for its inputs on stdin.
   if (plan.options.on_phase) plan.options.on_phase("reference, set-up and inputs");
+  // Each output check begins as its expected output comes in, beside the
+  // reference's work on the next (runner/judge/output_checks.h). Made
+  // before the sessions, so that it outlives the reference's thread.
+  OutputChecks checks(ws.xfer(), plan.tolerance, plan.near_miss);
   ReferenceSession ref(plan, ws, result, device);
   ref.start();
   SubmissionSession sub(plan, ws, result, device);
@@ -205,9 +209,6 @@ RunResult run_protocol(const RunOptions& o) {
   std::mt19937_64 rng{std::random_device{}()};
   add_probe_calls(stage, ref.probes(), nshapes, ref.inputs(), rng);
   std::ofstream(stage_path) << common::json_text(stage);
-  // Each output check begins as its expected output comes in, beside the
-  // reference's work on the next (runner/judge/output_checks.h).
-  OutputChecks checks(ws.xfer(), plan.tolerance, plan.near_miss);
   ref.listen([&checks](const std::string& id, const json& outputs) { checks.arrived(id, outputs); });
   std::set<std::string> asked_beside;  // job ids
   if (beside) ask_beside(ref, sub, asked_beside);
