@@ -17,11 +17,13 @@ using json = nlohmann::json;
 ReferenceSession::ReferenceSession(const RunPlan& plan, const Workspace& ws, RunResult& result, DeviceAccess& device)
     : plan_(plan), ws_(ws), result_(result), device_(device) {}
 
-ReferenceSession::~ReferenceSession() {
+ReferenceSession::~ReferenceSession() { abandon_expected(); }
+
+void ReferenceSession::abandon_expected() {
   if (!beside_.joinable()) return;
   {
     std::lock_guard lock(queue_mutex_);
-    closing_ = true;
+    closing_ = abandoned_ = true;
     queue_.clear();
   }
   queued_.notify_all();
@@ -271,11 +273,12 @@ std::map<std::string, json> ReferenceSession::expected_outputs(const json& last_
     }
     queued_.notify_all();
     beside_.join();
-  } else if (!last_jobs.empty()) {
+  } else if (!abandoned_ && !last_jobs.empty()) {
     run_batch(last_jobs);
   }
   for (auto& p : batch_phases_) result_.phases.push_back(std::move(p));
   batch_phases_.clear();
+  if (abandoned_) return {};
   if (batches_ == 0) {  // nothing asked: only stop the process
     child_->send_line("");
     return {};

@@ -55,6 +55,10 @@ class ReferenceSession {
   // and every expected output comes back by job id. Failures set the
   // result's error. No job ever sent only tells the process to stop.
   std::map<std::string, nlohmann::json> expected_outputs(const nlohmann::json& last_jobs);
+  // The submission gave back nothing to compare: the batches under way are
+  // of no use, and the process is stopped now rather than after them (its
+  // device time is another run's). expected_outputs then returns nothing.
+  void abandon_expected();
   // The reference's own process ended (a signal, the OOM killer, an exit)
   // before it answered every job: a fault of the machine, never evidence
   // against the submission, so nothing may be judged from the comparison.
@@ -109,7 +113,7 @@ class ReferenceSession {
   std::mutex queue_mutex_;
   std::condition_variable queued_;
   std::vector<nlohmann::json> queue_;
-  bool closing_ = false;
+  bool closing_ = false, abandoned_ = false;
   int batches_ = 0;
   bool batch_over_ = false, batch_failed_ = false;
   Outcome last_batch_;
