@@ -633,3 +633,53 @@ TEST(OutputChecks, ChecksNotReadBackEndWithTheRun) {
                  nlohmann::json::array({{{"file", "missing_ref"}}}), std::nullopt, 0);
   EXPECT_EQ(checks.started(), 50);
 }
+
+// Expected outputs computed beside the submission's calls come in before the
+// judgement knows the submission's side: their checks begin once it does
+// (expect), and each one that comes in after begins at once; an output no
+// check waits for begins nothing.
+TEST(OutputChecks, OutputsThatCameInEarlyBeginTheirChecksOnceTheSubmissionsSideIsKnown) {
+  const fs::path dir = fs::temp_directory_path();
+  ToleranceTable tol;
+  tol.all = Tolerance{0.01, 0.01};
+  OutputChecks checks(dir, tol, NearMissAllowance{});
+  auto entries = [](const std::string& name) { return nlohmann::json::array({{{"file", name}}}); };
+  checks.arrived("c_s0_c0", entries("exp_a"));
+  checks.arrived("t_s0_fresh_3", entries("exp_b"));
+  EXPECT_EQ(checks.started(), 0) << "nothing to hold them against yet";
+  std::map<std::string, PendingCheck> pending;
+  pending["c_s0_c0"] = PendingCheck{entries("out_a"), std::nullopt, 0};
+  pending["c_s1_c0"] = PendingCheck{entries("out_c"), std::nullopt, 0};
+  checks.expect(pending);
+  EXPECT_EQ(checks.started(), 1) << "the case that came in early; the sample has no check waiting";
+  checks.arrived("c_s1_c0", entries("exp_c"));
+  EXPECT_EQ(checks.started(), 2);
+  checks.arrived("c_s9_c9", entries("exp_d"));
+  EXPECT_EQ(checks.started(), 2);
+}
+
+// The jobs asked beside the calls are the very jobs, by id and content, that
+// the submission's report would ask for afterwards: none is computed twice,
+// and none differently.
+TEST(ExpectedOutputJobs, JobsAskedBesideTheCallsAreTheOnesTheReportAsksFor) {
+  using nlohmann::json;
+  const std::map<std::pair<int, int>, json> inputs = {
+      {{0, 0}, json::array({{{"file", "in/a_s0_c0_0"}}, {{"value", 3}}})},
+      {{0, 1}, json{{"seed", 17}}},
+      {{1, 0}, json::array({{{"file", "in/a_s1_c0_0"}}})}};
+  SubmissionReport report;
+  for (const auto& [key, in] : inputs) report.outputs[key] = json::array({{{"file", "out/x"}}});
+  const json samples = json::array({{{"call", 4}, {"seed", 99}, {"outputs", json::array()}},
+                                    {{"call", 9}, {"seed", 7}, {"outputs", json::array()}}});
+  report.timings[{0, "rewrite"}] = {{"samples", samples}};
+  const json after = expected_output_jobs(report, inputs, fs::temp_directory_path());
+  json beside = correctness_case_jobs(inputs);
+  for (auto& job : seeded_sample_jobs(0, "rewrite", samples, inputs)) beside.push_back(job);
+  std::map<std::string, json> by_id_after, by_id_beside;
+  for (const auto& job : after) by_id_after[job["id"]] = job;
+  for (const auto& job : beside) by_id_beside[job["id"]] = job;
+  EXPECT_EQ(by_id_after, by_id_beside);
+  EXPECT_EQ(by_id_beside.size(), 5u);
+  EXPECT_EQ(by_id_beside[timed_sample_id(0, "rewrite", 4)]["base"], inputs.at({0, 0}))
+      << "rewrite keeps the first case's numbers";
+}
