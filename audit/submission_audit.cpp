@@ -147,10 +147,21 @@ std::optional<StaticEvidence> StaticStage::analyze(const AuditItem& item) {
 // flight was in (a first call on its build's budget, say).
 static json interrupted_record(const run::RunResult& r) {
   // The runner's own steps after the kill (a comparison of nothing) are the
-  // run unwinding: it stopped in the last step of a child's.
-  json stopped_in = nullptr;
-  for (const auto& p : r.phases)
-    if (p.process != "runner") stopped_in = evidence::to_json(p);
+  // run unwinding: it stopped in a step of a child's. The two children's
+  // steps overlap (began_s): it stopped in the submission's last step,
+  // unless one of the reference's began once that had ended (its inputs
+  // while the submission waited for them, its last expected outputs); the
+  // reference's work beside the submission's calls is not where it stopped.
+  const evidence::RunPhase *submission = nullptr, *reference = nullptr;
+  for (const auto& p : r.phases) {
+    if (p.process == "submission") submission = &p;
+    if (p.process == "reference") reference = &p;
+  }
+  const evidence::RunPhase* at = submission;
+  if (!at || (reference && reference->began_s && submission->began_s &&
+              *reference->began_s >= *submission->began_s + submission->seconds))
+    at = reference;
+  const json stopped_in = at ? evidence::to_json(*at) : json(nullptr);
   json record = {{"schema", "kaudit-interrupted/1"},
                  {"seconds", r.seconds},
                  {"stopped_in", stopped_in},
