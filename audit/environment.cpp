@@ -88,7 +88,9 @@ std::optional<std::string> environment_cause(const run::RunResult& r, bool devic
   std::string text = r.error->reason + "\n" + (r.error->detail.is_null() ? "" : common::json_text(r.error->detail));
   if (r.submission_process && r.submission_process->is_object())
     text += "\n" + r.submission_process->value("stderr_tail", std::string());
-  return environment_cause(text, device_shared);
+  // The reference's expected outputs beside the submission's calls share
+  // the device too (RunOptions::expected_beside, off on the retry alone).
+  return environment_cause(text, device_shared || r.expected_beside);
 }
 
 std::uintmax_t free_bytes(const fs::path& path) {

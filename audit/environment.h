@@ -25,7 +25,9 @@ namespace kaudit::audit {
 // with other runs (`device_shared`): alone, running out of it is the
 // submission's doing.
 std::optional<std::string> environment_cause(const std::string& text, bool device_shared);
-// The same over a run's error, its detail and both processes' stderr.
+// The same over a run's error, its detail and both processes' stderr; a run
+// whose reference computed expected outputs beside its calls shared the
+// device with them.
 std::optional<std::string> environment_cause(const run::RunResult& r, bool device_shared);
 
 // Free bytes of the file system holding `path` (0 when it cannot be read).

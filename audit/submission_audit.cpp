@@ -198,10 +198,15 @@ std::optional<RunEvidence> run_evidence(const AuditItem& item, const BatchPlan& 
   try {
     // A run that could not even start for the machine's sake (no space for
     // its workspace...) is retried like one that failed for it.
+    // The retry alone has the device to itself: its reference computes the
+    // expected outputs only once the submission is done.
+    int attempts = 0;
     const auto attempt = [&] {
       try {
         const DeviceMemoryBudget::Reservation room = reserve_device_memory(item, slot);
-        run::RunResult r = run::run_protocol(run_options(item, plan, slot));
+        run::RunOptions options = run_options(item, plan, slot);
+        options.expected_beside = ++attempts == 1;
+        run::RunResult r = run::run_protocol(options);
         if (slot.device_memory && item.problem)
           if (const auto need = run_need_mib(r.device_memory)) slot.device_memory->learn(problem_key(*item.problem), *need);
         return r;

@@ -82,6 +82,12 @@ struct RunOptions {
   // imports, builds and the comparisons in C++ need none. Null: the run has
   // the device to itself.
   std::shared_ptr<DeviceTurns> device_turns;
+  // In the sandbox the reference computes expected outputs beside the
+  // submission's calls, sharing the device with them (runner/session/run.h);
+  // false: only once the submission's process has exited. kaudit audit's
+  // retry alone of a run that failed for the machine makes it false, so
+  // that device memory the reference held beside it cannot fail it twice.
+  bool expected_beside = true;
   // Told, from the runner's thread, each step of the run as it starts:
   // "reference", then the submission's phases ("correctness, shape 1").
   // kaudit audit's progress lines show it. The text of a phase comes from

@@ -74,6 +74,9 @@ struct RunResult {
   nlohmann::json isolation;                // runner/process/sandbox.h Isolation::to_json
   double seconds = 0;
   clock_type::time_point started = clock_type::now();  // the run's start: phases' began_s count from it
+  // The reference computed expected outputs beside the submission's calls:
+  // the device was shared with them (audit/environment.h).
+  bool expected_beside = false;
   std::optional<double> device_wait_seconds;  // runs sharing a device
   std::optional<nlohmann::json> device_turns;  // and the turns they took: DeviceAccess::turns_json
   // Process (reference, submission) -> its device memory's peaks as torch's

@@ -167,7 +167,8 @@ RunResult run_protocol(const RunOptions& o) {
   // reference computes expected outputs beside the submission's calls; its
   // work then takes turns with the submission's timing, through the batch's
   // turns or the run's own.
-  const bool beside = plan.isolation.sandboxed;
+  const bool beside = plan.isolation.sandboxed && o.expected_beside;
+  result.expected_beside = beside;
   DeviceAccess device(o.device_turns ? o.device_turns : beside ? std::make_shared<DeviceTurns>() : nullptr,
                       o.device_turns != nullptr);
   const auto run_started = result.started;

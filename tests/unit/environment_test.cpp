@@ -63,6 +63,12 @@ TEST(Environment, DeviceMemoryCountsOnlyWhenShared) {
   EXPECT_TRUE(environment_cause(oom, true));
   EXPECT_FALSE(environment_cause(oom, false));
   EXPECT_TRUE(environment_cause(failed("RuntimeError: boom", oom), true)) << "the stderr tail is read too";
+  // A run whose reference computed expected outputs beside its calls shared
+  // the device with them, alone or not.
+  RunResult beside = failed(oom);
+  EXPECT_FALSE(environment_cause(beside, false));
+  beside.expected_beside = true;
+  EXPECT_TRUE(environment_cause(beside, false));
 }
 
 // A child killed by SIGKILL that kaudit did not send (its own deadlines say
