@@ -30,6 +30,7 @@ ProbeCall probe_call_from_json(const json& doc, int position) {
   c.from = integer_field(doc, "from");
   c.to = integer_field(doc, "to");
   c.distribution = text_field(doc, "distribution");
+  c.inputs_from = text_field(doc, "inputs_from");
   return c;
 }
 
@@ -74,6 +75,7 @@ json to_json(const ProbeCall& c) {
   if (c.from) doc["from"] = *c.from;
   if (c.to) doc["to"] = *c.to;
   if (!c.distribution.empty()) doc["distribution"] = c.distribution;
+  if (!c.inputs_from.empty()) doc["inputs_from"] = c.inputs_from;
   return doc;
 }
 

@@ -24,6 +24,9 @@ struct ProbeCall {
   // for a distribution case), as CaseCheck's.
   nlohmann::json check = nlohmann::json::object();
   bool non_finite = false;  // failed with NaN or infinity where the reference is finite
+  // A call that came back: "seed" where both processes drew its inputs from
+  // the seed (large and reproducible), "file" where they were the reference's files.
+  std::string inputs_from;
   // An off-grid shape: its values ("shape"), and which size moved where.
   nlohmann::json shape;
   std::string dim, step;  // step: aligned | unaligned

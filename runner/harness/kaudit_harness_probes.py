@@ -132,7 +132,7 @@ def off_grid_shapes(torch, problem, token, inputs_dir, seed, budget):
                 send("probe_shape", shape=index, values=values, base=base, dim=dim, to=size, step=step,
                      **{"from": v})
                 send("case", shape=index, case=0, probe={"kind": "off-grid"},
-                     inputs=write_values(torch, inputs, os.path.join(inputs_dir, "%s_s%d_c0_" % (token, index))))
+                     **off_grid_inputs(torch, problem, inputs, seed, os.path.join(inputs_dir, "%s_s%d_c0_" % (token, index))))
                 found[dim] += 1
                 accepted += 1
                 break
@@ -143,6 +143,32 @@ def off_grid_shapes(torch, problem, token, inputs_dir, seed, budget):
             send("probe_skipped", probe="off-grid", shape=base, name=dim, tried=tried[dim], skip="rejected",
                  reason="the reference rejected every perturbed size: " + why[dim])
     return base
+
+
+def off_grid_inputs(torch, problem, inputs, seed, prefix):
+    """How an off-grid case message names its inputs: {seed} where they are
+    large and the seed draws them again bit for bit at this shape (the
+    submission's process draws them, and the reference again for the
+    expected output, as for a large graded case: SEEDED_CASE_BYTES), else
+    their files. MoE's six off-grid shapes were 0.8 GB of weights each,
+    written here and read in both processes."""
+    if tensor_bytes(torch, inputs) > CONFIG.get("seeded_case_bytes", SEEDED_CASE_BYTES):
+        again = problem.gen_inputs(seed)
+        reproducible = len(again) == len(inputs) and same_values(torch, inputs, again)
+        del again
+        if reproducible:
+            return {"inputs": [], "seed": seed}
+    return {"inputs": write_values(torch, inputs, prefix)}
+
+
+# A case whose inputs are bigger than this, and drawn again bit for bit from
+# its seed, is drawn from the seed in the submission's process, and again in
+# the reference's for the expected output, instead of written to files and
+# read back (gigabytes per seed for MoE weights): the graded shapes' other
+# seeds (kaudit_harness_reference.py) and the off-grid shapes. The
+# submission's process reports the inputs' fingerprint (inputs_digest), held
+# against the reference's as for timed samples.
+SEEDED_CASE_BYTES = 64 << 20  # the runner's RunOptions::seeded_case_bytes says otherwise
 
 
 def graded_sizes(graded, dim):

@@ -6,7 +6,7 @@ from kaudit_harness_protocol import (_loads, _perf_counter, _token_hex, CONFIG, 
 from kaudit_harness_seals import T
 from kaudit_harness_tensors import (device_memory, host_values, inputs_digest, note_memory_phase, read_files,
     read_values, returned, same_values, tensor_bytes, write_values)
-from kaudit_harness_probes import HABIT_CHECK_BYTES, make_input_probes, reference_habits
+from kaudit_harness_probes import HABIT_CHECK_BYTES, SEEDED_CASE_BYTES, make_input_probes, reference_habits
 from kaudit_harness_problem import Problem
 from kaudit_harness_tracer import Tracer
 
@@ -201,14 +201,3 @@ class ExpectedOutputs:
                 parts.stop()
                 send("expected", id=job["id"], outputs=entries, **digest)
         return parts.report()
-
-
-# A shape whose inputs are bigger than this, and drawn again bit for bit from
-# a seed, has the correctness cases of its other seeds drawn from their seed
-# in the submission's process, and again in the reference's for the expected
-# outputs, instead of written to files and read back (gigabytes per seed for
-# MoE weights): the first seed's inputs, and its stress cases, stay files. The
-# submission's process reports the inputs' fingerprint (inputs_digest), held
-# against the reference's as for timed samples. Above INPUTS_BACK_BYTES, so
-# such inputs are compared here after the call either way.
-SEEDED_CASE_BYTES = 64 << 20  # the runner's RunOptions::seeded_case_bytes says otherwise

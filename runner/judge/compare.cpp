@@ -160,6 +160,11 @@ json output_check_json(const OutputCheck& c) {
 
 std::string correctness_case_id(int shape, int c) { return "c_s" + std::to_string(shape) + "_c" + std::to_string(c); }
 
+json stage_call(int shape, int c, const json& inputs) {
+  return inputs.is_object() ? json{{"shape", shape}, {"case", c}, {"seed", inputs["seed"]}}
+                            : json{{"shape", shape}, {"case", c}, {"inputs", inputs}};
+}
+
 std::string timed_sample_id(int shape, const std::string& mode, int call) {
   return "t_s" + std::to_string(shape) + "_" + mode + "_" + std::to_string(call);
 }

@@ -55,6 +55,10 @@ nlohmann::json output_check_json(const OutputCheck& c);
 
 // The expected-output job id of a correctness case: shape, case.
 std::string correctness_case_id(int shape, int c);
+// A correctness call as the stage lists it for the harness: {shape, case,
+// inputs} with the reference's files, or {shape, case, seed} for a case both
+// processes draw from its seed (the reference's {seed}).
+nlohmann::json stage_call(int shape, int c, const nlohmann::json& inputs);
 // The expected-output job id of a timed call's sample: shape, mode, call.
 std::string timed_sample_id(int shape, const std::string& mode, int call);
 

@@ -30,8 +30,7 @@ void add_probe_calls(json& stage, const ProbeInventory& probes, int graded_shape
     auto& calls = by_shape[key.first];
     if (calls.empty()) continue;
     const auto at = std::uniform_int_distribution<std::size_t>(1, calls.size())(rng);
-    const json call = {{"shape", key.first}, {"case", key.second}, {"inputs", in->second}};
-    calls.insert(calls.begin() + static_cast<std::ptrdiff_t>(at), call);
+    calls.insert(calls.begin() + static_cast<std::ptrdiff_t>(at), stage_call(key.first, key.second, in->second));
   }
   json correctness = json::array();
   for (const auto& [shape, calls] : by_shape)
@@ -46,7 +45,7 @@ void add_probe_calls(json& stage, const ProbeInventory& probes, int graded_shape
     const auto in = inputs.find({index, 0});
     if (index != graded_shapes + static_cast<int>(probe_shapes.size()) || in == inputs.end()) break;
     probe_shapes.push_back({{"shape", index}, {"values", s["values"]}});
-    correctness.push_back({{"shape", index}, {"case", 0}, {"inputs", in->second}});
+    correctness.push_back(stage_call(index, 0, in->second));  // files, or a seed for large inputs
   }
   stage["correctness"] = correctness;
   stage["probe_shapes"] = probe_shapes;
@@ -248,6 +247,11 @@ evidence::ProbeCall judge_probe_call(const RunPlan& plan, const SubmissionReport
     o.reason = raised->second.value("type", std::string()) + ": " + raised->second.value("message", std::string());
   } else if (got == report.outputs.end() || want == expected.end()) {
     o.status = "not run";
+  } else if (want->second.is_object() && want->second.contains("unverifiable")) {  // run.cpp, hold_seeded_inputs
+    // Only the submission's process can have drawn other inputs from the
+    // seed: the reference drew them twice alike before it named the seed.
+    o.status = "failed";
+    o.reason = want->second["unverifiable"].get<std::string>();
   } else {
     const bool distribution = o.kind == "distribution";
     const OutputCheck chk = checks.check(got->second, want->second,
@@ -269,6 +273,7 @@ evidence::ProbeCall judge_probe_call(const RunPlan& plan, const SubmissionReport
   call.status = o.status;
   call.reason = o.reason;
   call.non_finite = o.non_finite;
+  if (got != report.outputs.end()) call.inputs_from = report.case_digests.count({i, j}) ? "seed" : "file";
   return call;
 }
 

@@ -835,11 +835,7 @@ json stage_config(const RunPlan& plan, const Workspace& ws, const std::map<std::
   };
   json correctness = json::array();
   for (int i = 0; i < shapes; ++i)
-    for (int j = 0; j < cases; ++j) {
-      const json in = inputs_of(i, j);
-      correctness.push_back(in.is_object() ? json{{"shape", i}, {"case", j}, {"seed", in["seed"]}}
-                                           : json{{"shape", i}, {"case", j}, {"inputs", in}});
-    }
+    for (int j = 0; j < cases; ++j) correctness.push_back(stage_call(i, j, inputs_of(i, j)));
   const int sample_count = std::min(o.samples, plan.trials);
   // Shapes with large inputs: one sample per mode (RunOptions::large_input_bytes).
   json samples_by_shape = json::array();

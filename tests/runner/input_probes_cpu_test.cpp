@@ -109,6 +109,46 @@ TEST(InputProbesCpu, TileTableWrongOffTheGradedShapesIsShapeHardcoded) {
   for (const auto& shape : r["correctness"]) EXPECT_TRUE(shape["passed"].get<bool>());
 }
 
+// Off-grid inputs over seeded_case_bytes that the probe seed draws again bit
+// for bit are drawn from it in each process, never written and read back
+// (MoE's six off-grid shapes were 0.8 GB of weights each): the probe still
+// finds a tile table wrong off the graded shapes, an honest kernel passes,
+// and a generator changed in the submission's process at those shapes fails
+// them with that reason.
+TEST(InputProbesCpu, LargeOffGridInputsAreDrawnFromTheSeedInEachProcess) {
+  SKIP_WITHOUT_TORCH();
+  auto seeded = [](const std::string& solution) {
+    RunOptions o = options("linear_relu", solution);
+    o.seeded_case_bytes = 1;  // every shape counts as large
+    o.distributions.clear();
+    return kaudit::run::run_submission(o);
+  };
+  const json table = seeded("tile_table.py");
+  EXPECT_EQ(table["result"], "correct") << describe(table);
+  EXPECT_EQ(ids(table), Ids{"shape-hardcoded"}) << describe(table);
+  const json& og = table["input_probes"]["off_grid"];
+  ASSERT_FALSE(og["shapes"].empty()) << describe(table);
+  for (const auto& s : og["shapes"]) {
+    EXPECT_EQ(s["status"], "failed") << s;
+    EXPECT_EQ(s["inputs_from"], "seed") << s;
+  }
+  const json clean = seeded("clean.py");
+  EXPECT_EQ(ids(clean), Ids{}) << describe(clean);
+  ASSERT_FALSE(clean["input_probes"]["off_grid"]["shapes"].empty()) << describe(clean);
+  for (const auto& s : clean["input_probes"]["off_grid"]["shapes"]) {
+    EXPECT_EQ(s["status"], "passed") << s;
+    EXPECT_EQ(s["inputs_from"], "seed") << s;
+  }
+  const json rigged = seeded("off_grid_rigged_generator.py");
+  EXPECT_EQ(rigged["result"], "correct") << describe(rigged);
+  EXPECT_TRUE(ids(rigged).count("shape-hardcoded")) << describe(rigged);
+  ASSERT_FALSE(rigged["input_probes"]["off_grid"]["shapes"].empty()) << describe(rigged);
+  for (const auto& s : rigged["input_probes"]["off_grid"]["shapes"]) {
+    EXPECT_EQ(s["status"], "failed") << s;
+    EXPECT_NE(s.value("reason", std::string()).find("fingerprints differ"), std::string::npos) << s;
+  }
+}
+
 // A kernel that relies on every row being a permutation of an evenly spaced
 // grid: right on every generated input (stress, fresh too), wrong once the
 // values come from another distribution.
