@@ -20,12 +20,15 @@ std::vector<rules::FindingInfo> integrity_findings() {
        "The harness reports each timed call's time from inside the submission's process, where the submission "
        "can change what it says. The runner starts every timed call itself and holds its own clock from its "
        "start signal to the call's report; the cache flush, the timing events and the two messages cost well "
-       "under a millisecond. When the median call of a mode has more than 2 ms (10 ms on the CPU), and more "
-       "than 4 times the reported median, unaccounted for, the reported time is forged (timed by something other than the harness), or "
+       "under a millisecond. Before its timed calls each mode makes five null calls, the harness's same work "
+       "around a call with no call in it, on the runner's clock: what they take beyond their reported time "
+       "(at most 5 ms) is overhead of this machine. When the median call of a mode has more than 2 ms (10 ms "
+       "on the CPU) plus that, and more than 4 times the reported median, unaccounted for, the reported time "
+       "is forged (timed by something other than the harness), or "
        "the call left work running past its end event that the runner's clock, which waits for the device, "
        "still saw: work hidden from the timer either way.",
        "Compare `timing[].modes.<mode>.runner_clock` in run.json: median_unexplained_ms against "
-       "median_reported_ms.", Source::probe},
+       "median_reported_ms and median_null_overhead_ms.", Source::probe},
       {"protocol-violation", Category::cheat, Confidence::high, 0,
        "Messages on the harness's private channel that the harness never writes.",
        "The harness talks to the runner over a pipe in the submission's process, in a fixed order: one "
@@ -38,7 +41,7 @@ std::vector<rules::FindingInfo> integrity_findings() {
        "Read submission_process.bad_messages and the finding's message in run.json; search the solution for "
        "writes to file descriptor 3, os.fdopen, json.dumps patches or frame walking.", Source::probe},
       {"harness-tampered", Category::cheat, Confidence::high, 0,
-       "The submission replaced functions the harness relies on, or its channel.",
+       "The submission replaced functions the harness relies on, its channel, or the files it handed over.",
        "Before the solution is imported the harness binds every function it uses (json.dumps, os.write, "
        "time.perf_counter, torch.equal, torch.cuda.Event and its methods, Tensor.clone, copy_, data_ptr, and "
        "the harness's own functions) and afterwards checks that none of them was replaced. The harness keeps "
@@ -47,10 +50,13 @@ std::vector<rules::FindingInfo> integrity_findings() {
        "channel (file descriptor 3) is: the runner's own pipe before the solution is imported, and still it "
        "at every message after. Another file there (a pipe to a relay "
        "of the submission's, which can rewrite every line) or descriptors the process hid from /proc is "
-       "tampering too, and the run stops there.",
+       "tampering too, and the run stops there. So is an output file of a call (or a sampled call's input "
+       "file) changed after the harness wrote it and named it to the runner, which stamps each one (inode, "
+       "size, change time) as its message comes in: the run is then an error and nothing is compared.",
        "Search the solution for assignments to attributes of json, os, time, torch, torch.cuda or "
        "torch.Tensor, for setattr through any route, and for os.dup2, os.close or prctl on file descriptor 3 "
-       "(run.json's submission_process.channel_checks says what the runner saw).", Source::probe},
+       "(run.json's submission_process.channel_checks says what the runner saw), and for writes into the "
+       "harness's out/ folder (the finding's message names the first file changed).", Source::probe},
       {"banned-aten-op", Category::cheat, Confidence::high, 0,
        "An ATen op that the problem bans ran in the submission's calls.",
        "The harness records which ATen ops untimed calls of the submission (one per shape on its first case's "

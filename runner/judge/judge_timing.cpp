@@ -68,7 +68,9 @@ ModeTiming mode_timing(const RunPlan& plan, const SubmissionReport& report, cons
   if (mode == "rewrite") m.version_counters_moved = t.value("versions_moved", 0);
   if (m.stats) m.throughput = throughput(perf, m.stats->median_ms);
   if (const auto calls = report.timed_calls.find({i, mode}); calls != report.timed_calls.end()) {
-    const ClockCheck clock = check_against_clock(calls->second, plan.cpu ? kClockSlackCpuMs : kClockSlackMs);
+    const auto nulls = report.null_calls.find({i, mode});
+    const ClockCheck clock = check_against_clock(calls->second, plan.cpu ? kClockSlackCpuMs : kClockSlackMs,
+                                                 nulls == report.null_calls.end() ? std::vector<TimedCall>{} : nulls->second);
     m.runner_clock = clock.to_json();
     if (clock.forged)
       result.findings.push_back(make_probe_finding("timing-forged", plan.options.solution.string(),

@@ -51,21 +51,18 @@ void OutputChecks::start(const json& got, const json& expected, std::optional<do
 
 void OutputChecks::arrived(const std::string& id, const json& outputs) {
   std::lock_guard lock(arrivals_mutex_);
-  if (!pending_) {
-    arrived_[id] = outputs;
-    return;
-  }
-  if (const auto p = pending_->find(id); p != pending_->end())
+  arrived_[id] = outputs;
+  if (const auto p = pending_.find(id); p != pending_.end())
     start(p->second.got, outputs, p->second.stress_baseline, p->second.stress_allowance);
 }
 
 void OutputChecks::expect(std::map<std::string, PendingCheck> pending) {
   std::lock_guard lock(arrivals_mutex_);
-  pending_ = std::move(pending);
-  for (const auto& [id, outputs] : arrived_)
-    if (const auto p = pending_->find(id); p != pending_->end())
-      start(p->second.got, outputs, p->second.stress_baseline, p->second.stress_allowance);
-  arrived_.clear();
+  for (auto& [id, check] : pending) {
+    if (const auto a = arrived_.find(id); a != arrived_.end())
+      start(check.got, a->second, check.stress_baseline, check.stress_allowance);
+    pending_[id] = std::move(check);
+  }
 }
 
 void OutputChecks::work() {
@@ -98,21 +95,31 @@ OutputCheck OutputChecks::check(const json& got, const json& expected, std::opti
   return run(Job{got, expected, stress_baseline, stress_allowance, {}});
 }
 
+std::map<std::string, PendingCheck> case_check(const RunPlan& plan, int graded_shapes, int shape, int c,
+                                              const json& got) {
+  if (shape < graded_shapes && c >= 0 && c < static_cast<int>(plan.cases.size()) &&
+      plan.cases[static_cast<std::size_t>(c)].kind != "stress")
+    return {{correctness_case_id(shape, c), {got, std::nullopt, plan.stress_allowance}}};
+  if (shape >= graded_shapes && c == 0)  // an off-grid shape's one call
+    return {{correctness_case_id(shape, c), {got, std::nullopt, 0.0}}};
+  return {};
+}
+
+std::map<std::string, PendingCheck> sample_checks(int shape, const std::string& mode, const json& samples,
+                                                 const std::filesystem::path& xfer) {
+  std::map<std::string, PendingCheck> pending;
+  for (const auto& s : samples)
+    if (s.is_object() && valid_entries(s.value("outputs", json()), xfer, "out"))
+      pending[timed_sample_id(shape, mode, s.value("call", 0))] = {s["outputs"], std::nullopt, 0};
+  return pending;
+}
+
 std::map<std::string, PendingCheck> checks_to_start(const RunPlan& plan, const SubmissionReport& report,
                                                    int graded_shapes, const std::filesystem::path& xfer) {
   std::map<std::string, PendingCheck> pending;
-  for (const auto& [key, got] : report.outputs) {
-    const auto [i, j] = key;
-    if (i < graded_shapes && j >= 0 && j < static_cast<int>(plan.cases.size()) &&
-        plan.cases[static_cast<std::size_t>(j)].kind != "stress")
-      pending[correctness_case_id(i, j)] = {got, std::nullopt, plan.stress_allowance};
-    else if (i >= graded_shapes && j == 0)  // an off-grid shape's one call
-      pending[correctness_case_id(i, j)] = {got, std::nullopt, 0.0};
-  }
+  for (const auto& [key, got] : report.outputs) pending.merge(case_check(plan, graded_shapes, key.first, key.second, got));
   for (const auto& [key, t] : report.timings)
-    for (const auto& s : t.value("samples", json::array()))
-      if (s.is_object() && valid_entries(s.value("outputs", json()), xfer, "out"))
-        pending[timed_sample_id(key.first, key.second, s.value("call", 0))] = {s["outputs"], std::nullopt, 0};
+    pending.merge(sample_checks(key.first, key.second, t.value("samples", json::array()), xfer));
   return pending;
 }
 

@@ -50,8 +50,11 @@ class OutputChecks {
   // An expected output came in (by its job id): its check begins now if
   // the submission's side of it is known (expect), else once it is.
   void arrived(const std::string& id, const nlohmann::json& outputs);
-  // The checks to begin as their expected outputs come in (checks_to_start);
-  // those that came in before begin now.
+  // Checks to begin as their expected outputs come in (checks_to_start,
+  // case_check, sample_checks), added to those asked before; those whose
+  // expected output came in already begin now. Called as each call's
+  // outputs come back, and once more with every check once the submission
+  // is done: a check asked twice is made once.
   void expect(std::map<std::string, PendingCheck> pending);
   // How many checks were started, and how many of those were read back.
   int started() const { return started_count_; }
@@ -79,8 +82,8 @@ class OutputChecks {
   int started_count_ = 0, reused_count_ = 0;
   // Expected outputs matched with their pending checks (arrived, expect).
   std::mutex arrivals_mutex_;
-  std::optional<std::map<std::string, PendingCheck>> pending_;
-  std::map<std::string, nlohmann::json> arrived_;  // before pending_ was known
+  std::map<std::string, PendingCheck> pending_;
+  std::map<std::string, nlohmann::json> arrived_;
 };
 
 // A check the judgement will make, by the expected output's job id, that can
@@ -91,5 +94,12 @@ class OutputChecks {
 // first: those are made when judged.
 std::map<std::string, PendingCheck> checks_to_start(const RunPlan& plan, const SubmissionReport& report,
                                                    int graded_shapes, const std::filesystem::path& xfer);
+// The same for one correctness call (nothing for a stress case or a
+// distribution probe) ...
+std::map<std::string, PendingCheck> case_check(const RunPlan& plan, int graded_shapes, int shape, int c,
+                                              const nlohmann::json& got);
+// ... and for one timing mode's samples.
+std::map<std::string, PendingCheck> sample_checks(int shape, const std::string& mode, const nlohmann::json& samples,
+                                                 const std::filesystem::path& xfer);
 
 }  // namespace kaudit::run

@@ -29,12 +29,21 @@ json ClockCheck::to_json() const {
             {"median_unexplained_ms", median_unexplained_ms},
             {"contended_calls", contended_calls},
             {"excused_wait_ms", excused_wait_ms}};
+  if (median_null_overhead_ms) j["median_null_overhead_ms"] = *median_null_overhead_ms;
   if (unverified) j["unverified"] = *unverified;
   return j;
 }
 
-ClockCheck check_against_clock(const std::vector<TimedCall>& all_calls, double slack_ms) {
+ClockCheck check_against_clock(const std::vector<TimedCall>& all_calls, double slack_ms,
+                               const std::vector<TimedCall>& null_calls) {
   ClockCheck c;
+  double null_overhead = 0;
+  if (!null_calls.empty()) {
+    std::vector<double> overhead;
+    for (const auto& n : null_calls) overhead.push_back(n.bracket_ms - n.ms);
+    c.median_null_overhead_ms = median(overhead);
+    null_overhead = std::clamp(*c.median_null_overhead_ms, 0.0, kNullOverheadCapMs);
+  }
   std::vector<double> reported, brackets, unexplained;
   int left_out = 0;
   for (const auto& call : all_calls) {
@@ -65,12 +74,12 @@ ClockCheck check_against_clock(const std::vector<TimedCall>& all_calls, double s
   c.median_bracket_ms = median(brackets);
   c.median_unexplained_ms = median(unexplained);
   if (reported.empty()) return c;
-  const double allowed = std::max(slack_ms, kClockSlackRatio * c.median_ms);
+  const double allowed = std::max(slack_ms + null_overhead, kClockSlackRatio * c.median_ms);
   if (c.median_unexplained_ms > allowed)
     c.forged = "the harness reported a median of " + ms_text(c.median_ms) + " a call, but the runner's clock saw " +
                ms_text(c.median_bracket_ms) + " from starting each call to its report: " +
                ms_text(c.median_unexplained_ms) + " unaccounted for at the median call (at most " + ms_text(allowed) +
-               " is overhead" +
+               " is overhead" + (null_overhead > 0 ? ", " + ms_text(null_overhead) + " of it what the harness's null calls took" : "") +
                (c.excused_wait_ms > 0 ? ", after the harness's waiting for a CPU on a busy machine was excused)" : ")");
   else if (c.median_ms > c.median_bracket_ms + slack_ms)
     c.forged = "the harness reported a median of " + ms_text(c.median_ms) + " a call, longer than the " +

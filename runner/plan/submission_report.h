@@ -39,6 +39,9 @@ struct SubmissionReport {
   std::map<int, nlohmann::json> stream_order;                 // shape -> {outputs, differing}
   std::map<std::pair<int, std::string>, nlohmann::json> timings;  // (shape, mode) -> timing message
   std::map<std::pair<int, std::string>, std::vector<TimedCall>> timed_calls;  // (shape, mode) -> calls in order
+  // The mode's null calls, before its timed ones: the harness's work around a
+  // call with no call in it (SubmissionSession::on_null_timed).
+  std::map<std::pair<int, std::string>, std::vector<TimedCall>> null_calls;
   std::vector<std::string> tampered;    // what the harness found replaced (`tampered`)
   std::vector<evidence::AtenOpsGroup> aten_ops;  // `ops` messages (runner/judge/aten_ops.h)
   std::map<int, evidence::StateDictShape> state_dict;  // shape -> its `state_dict` message

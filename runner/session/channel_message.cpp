@@ -115,6 +115,7 @@ const Schema& submission_events() {
                  {"differing", Type::integer}}},
       {"mode_start", {{"shape", Type::integer}, {"mode", Type::string}}},
       {"warm_done", {{"shape", Type::integer}, {"mode", Type::string}}},
+      {"null_timed", {{"shape", Type::integer}, {"mode", Type::string}, {"ms", Type::number}}},
       {"call_ready", {{"shape", Type::integer}, {"mode", Type::string}, {"call", Type::integer}}},
       {"timed", {{"shape", Type::integer}, {"mode", Type::string}, {"call", Type::integer}, {"ms", Type::number}}},
       {"mode_end", {{"shape", Type::integer}, {"mode", Type::string}}},

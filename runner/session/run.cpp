@@ -103,6 +103,22 @@ bool reference_inputs_intact(const Workspace& ws, const FileSeal& seal, RunResul
   return false;
 }
 
+// A file the submission's process handed over and then changed (its seal,
+// taken as the message named it, broken) makes every comparison moot: what
+// was compared would not be what the call returned.
+bool handed_files_intact(const Workspace& ws, const SubmissionSession& sub, RunResult& result) {
+  const auto broken = broken_seals(ws.xfer(), sub.handed_files());
+  if (broken.empty()) return true;
+  result.findings.push_back(make_probe_finding(
+      "harness-tampered", result.solution, "",
+      std::to_string(broken.size()) + " of the files the harness handed over (first: " + broken.front() +
+          ") were changed, replaced or deleted after the message that named them: code in the submission's "
+          "process rewrote what its calls returned."));
+  result.set_error("submission", "the submission's output files were changed after the harness handed them over: "
+                                 "no comparison can be trusted");
+  return false;
+}
+
 // A seeded sample or case is checked on inputs the reference drew from its
 // seed; where the submission's process drew other inputs from it (its
 // fingerprint differs: a generator changed there, by rigging or by global
@@ -126,21 +142,33 @@ void hold_seeded_inputs(const SubmissionReport& report, const std::map<std::stri
              "call");
 }
 
-// In the sandbox the reference begins on the jobs known before the
-// submission's calls come back: every correctness case and noisy twin now,
-// each timing mode's seeded samples once its summary is in. `asked` gets
-// their ids, and outlives the submission's run.
-void ask_beside(ReferenceSession& ref, SubmissionSession& sub, std::set<std::string>& asked) {
-  ref.compute_beside();
-  auto ask = [&ref, &asked](json jobs) {
-    for (const auto& job : jobs) asked.insert(job["id"].get<std::string>());
-    ref.queue_expected(std::move(jobs));
-  };
-  json known = correctness_case_jobs(ref.inputs());
-  for (auto& job : twin_jobs(ref.probes())) known.push_back(std::move(job));
-  ask(std::move(known));
-  sub.on_samples([ask, &ref](int shape, const std::string& mode, const json& samples) {
-    ask(seeded_sample_jobs(shape, mode, samples, ref.inputs()));
+// The reference's jobs asked beside the submission's calls, by id: what is
+// left to ask once the submission is done (not_asked).
+void ask(ReferenceSession& ref, std::set<std::string>& asked, json jobs) {
+  for (const auto& job : jobs) asked.insert(job["id"].get<std::string>());
+  ref.queue_expected(std::move(jobs));
+}
+
+// While the submission runs: in the sandbox (`beside`) the reference begins
+// on the jobs known before its calls come back, every correctness case and
+// noisy twin now, each timing mode's seeded samples once its summary is in
+// (`asked` gets their ids, and outlives the submission's run); and each
+// output check begins once both sides are in, the submission's as its calls
+// come back, the reference's as its expected outputs do.
+void begin_beside(const RunPlan& plan, const Workspace& ws, bool beside, int graded_shapes, ReferenceSession& ref,
+                  SubmissionSession& sub, OutputChecks& checks, std::set<std::string>& asked) {
+  if (beside) {
+    ref.compute_beside();
+    json known = correctness_case_jobs(ref.inputs());
+    for (auto& job : twin_jobs(ref.probes())) known.push_back(std::move(job));
+    ask(ref, asked, std::move(known));
+  }
+  sub.on_call([&plan, &checks, graded_shapes](int shape, int c, const json& got) {
+    checks.expect(case_check(plan, graded_shapes, shape, c, got));
+  });
+  sub.on_samples([&ws, &ref, &checks, &asked, beside](int shape, const std::string& mode, const json& samples) {
+    if (beside) ask(ref, asked, seeded_sample_jobs(shape, mode, samples, ref.inputs()));
+    checks.expect(sample_checks(shape, mode, samples, ws.xfer()));
   });
 }
 
@@ -212,7 +240,7 @@ RunResult run_protocol(const RunOptions& o) {
   std::ofstream(stage_path) << common::json_text(stage);
   ref.listen([&checks](const std::string& id, const json& outputs) { checks.arrived(id, outputs); });
   std::set<std::string> asked_beside;  // job ids
-  if (beside) ask_beside(ref, sub, asked_beside);
+  begin_beside(plan, ws, beside, nshapes, ref, sub, checks, asked_beside);
   sub.run(stage_path, ref.inputs(), stage["samples_per_shape"].get<std::vector<int>>(), ref.reproducible_shapes());
   sub.finish(nshapes, static_cast<int>(plan.cases.size()));
   if (!sub.report().device_memory.empty()) result.device_memory["submission"] = sub.report().device_memory;
@@ -235,7 +263,7 @@ RunResult run_protocol(const RunOptions& o) {
   const auto compare_started = clock_type::now();
   // A reference that died left comparisons that did not happen: no finding
   // is drawn from them (audit/environment.h retries the run alone).
-  if (!ref.died_before_answering()) {
+  if (handed_files_intact(ws, sub, result) && !ref.died_before_answering()) {
     result.all_correct = true;
     const auto shape_correct =
         judge_correctness(plan, sub.report(), expected, ref.habits(), ref.shapes(), ws.xfer(), checks, result);

@@ -171,6 +171,7 @@ double SubmissionSession::on_message(const json& m) {
   }
   if (ev == "mode_start") return on_mode_start(m);
   if (ev == "warm_done") return on_warm_done(m);
+  if (ev == "null_timed") return on_null_timed(m);
   if (ev == "call_ready") return on_call_ready(m);
   if (ev == "timed") return on_timed(m);
   if (ev == "mode_end") return on_mode_end(m);
@@ -324,11 +325,30 @@ double SubmissionSession::on_mode_start(const json& m) {
   return plan_.phase_s;
 }
 
-// The warm-up is over: the first timed call's seed.
+// The warm-up is over: kNullCalls null calls (the harness's own work around a
+// call, on the runner's clock), then the first timed call's seed.
 double SubmissionSession::on_warm_done(const json& m) {
   if (!open_mode_ || warmed_ || m["shape"].get<int>() != open_mode_->first || m["mode"] != open_mode_->second)
     return violation("a 'warm_done' out of order");
   warmed_ = true;
+  null_calls_left_ = kNullCalls;
+  call_started_ = clock_type::now();
+  child_->send_line("null");
+  return 0;
+}
+
+double SubmissionSession::on_null_timed(const json& m) {
+  const auto now = clock_type::now();
+  if (!open_mode_ || !warmed_ || null_calls_left_ <= 0 || m["shape"].get<int>() != open_mode_->first ||
+      m["mode"] != open_mode_->second)
+    return violation("a 'null_timed' out of order");
+  report_.null_calls[*open_mode_].push_back(
+      {m["ms"].get<double>(), std::chrono::duration<double, std::milli>(now - call_started_).count()});
+  if (--null_calls_left_ > 0) {
+    call_started_ = clock_type::now();
+    child_->send_line("null");
+    return 0;
+  }
   const long long seed = next_seed();
   call_seeds_[*open_mode_].push_back(seed);
   child_->send_line(std::to_string(seed));
@@ -338,7 +358,8 @@ double SubmissionSession::on_warm_done(const json& m) {
 long long SubmissionSession::next_seed() { return std::uniform_int_distribution<long long>(1, (1LL << 31) - 1)(rng_); }
 
 double SubmissionSession::on_call_ready(const json& m) {
-  if (!open_mode_ || !warmed_ || call_running_ || m["shape"].get<int>() != open_mode_->first || m["mode"] != open_mode_->second ||
+  if (!open_mode_ || !warmed_ || null_calls_left_ > 0 || call_running_ || m["shape"].get<int>() != open_mode_->first ||
+      m["mode"] != open_mode_->second ||
       m["call"].get<int>() != next_call_ || next_call_ >= plan_.trials)
     return violation("a 'call_ready' out of order");
   call_running_ = true;
@@ -407,6 +428,10 @@ double SubmissionSession::on_timing(const json& m) {
         (seeded && (call < 0 || call >= static_cast<int>(seeds.size()) || sample["seed"].get<long long>() != seeds[call])))
       return violation(seeded ? "a timing sample that does not name the seed the runner sent for its call"
                               : "a timing sample without its inputs");
+  }
+  for (const auto& sample : m["samples"]) {
+    seal_handed(sample.value("outputs", json::array()));
+    seal_handed(sample.value("inputs", json::array()));  // handed over, or the reference's named ones
   }
   json t = m;
   t["times_ms"] = json::array();
@@ -586,7 +611,7 @@ void SubmissionSession::note_build() {
 bool SubmissionSession::holds_back_timers() {
   if (!first_call_pending_ || !device_.others_waiting_to_time()) return false;
   const auto now = clock_type::now();
-  const std::chrono::duration<double> limit(plan_.call_s);
+  const std::chrono::duration<double> limit(std::min(plan_.call_s, kStepAsideWithoutBuildS));
   const std::chrono::duration<double> after_return(std::min(plan_.call_s, kStepAsideAfterReturnS));
   const bool returned_long_ago = first_call_returned_ && now - returned_at_ >= after_return && now - build_seen_ >= after_return;
   if (!returned_long_ago && (now - phase_started_ < limit || now - build_seen_ < limit)) return false;
@@ -595,7 +620,9 @@ bool SubmissionSession::holds_back_timers() {
                            ? "its first call, whose forward had returned " +
                                  std::to_string(static_cast<int>(std::chrono::duration<double>(now - returned_at_).count())) +
                                  " s before, with no build running"
-                           : "its first call, with no build running for " + std::to_string(static_cast<int>(plan_.call_s)) + " s";
+                           : "its first call, with no build running for " +
+                                 std::to_string(static_cast<int>(std::chrono::duration<double>(now - build_seen_).count())) +
+                                 " s";
   return true;
 }
 
@@ -654,6 +681,7 @@ double SubmissionSession::on_correctness_call(const json& m) {
   if (m.contains("raised")) return on_raised_call(m, i, j);
   if (!valid_entries(m["outputs"], ws_.xfer(), "out")) return violation("correctness outputs outside its folder");
   report_.outputs[{i, j}] = m["outputs"];
+  seal_handed(m["outputs"]);
   // Inputs after the call against the bytes handed over: compared here,
   // then the copies go.
   const json& after = m["inputs_after"];
@@ -693,7 +721,18 @@ double SubmissionSession::on_correctness_call(const json& m) {
         std::error_code ec;
         fs::remove(ws_.xfer() / e["file"].get<std::string>(), ec);
       }
+  if (call_listener_) call_listener_(i, j, report_.outputs[{i, j}]);
   return plan_.call_s;
+}
+
+// The files a message names, as they are now: the harness wrote and closed
+// them before it sent the message, and nothing may change them after it
+// (handed_files).
+void SubmissionSession::seal_handed(const json& entries) {
+  std::vector<std::string> names;
+  for (const auto& e : entries)
+    if (e.is_object() && e.contains("file") && e["file"].is_string()) names.push_back(e["file"].get<std::string>());
+  for (auto& [name, stamp] : seal_files(ws_.xfer(), names).stamps) handed_.stamps.emplace(name, std::move(stamp));
 }
 
 // A call that raised: a graded case's exception is the run's error, as it

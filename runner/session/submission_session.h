@@ -33,6 +33,16 @@ namespace kaudit::run {
 // How long runs waiting to time wait for another run's first call once its
 // forward has returned and no build runs (SubmissionSession::holds_back_timers).
 constexpr double kStepAsideAfterReturnS = 10;
+// ... and for one whose forward has not returned, with no build running.
+// Longer than any first call of the corpus without a compiler process (11 s
+// on an H100, MoE's autotuning, its compiles included); shorter than a call's
+// limit (60 s), which every run of the batch waited behind a kernel that
+// never ended (topk's bisection) on an H100: four of them 39 to 62 s, 200 s
+// of the batch's run time.
+constexpr double kStepAsideWithoutBuildS = 20;
+
+// Null calls per timing mode, after its warm-up (SubmissionSession::on_null_timed).
+constexpr int kNullCalls = 5;
 
 class SubmissionSession {
  public:
@@ -59,11 +69,22 @@ class SubmissionSession {
   void finish(int shapes, int cases);
 
   const SubmissionReport& report() const { return report_; }
+  // Each output file a call's message named, and each timed sample's input
+  // file, stamped as the message came in (runner/process/workspace.h): code
+  // in the submission's process that rewrote one after the harness handed
+  // it over (a right answer computed outside every timed call, written over
+  // the call's output) breaks its seal.
+  const FileSeal& handed_files() const { return handed_; }
   // Hears of each timing mode's summary once it holds (its samples are the
   // calls the runner drew, naming the seeds it sent): the reference can
   // begin on them while the submission goes on. Set before run().
   using SamplesListener = std::function<void(int shape, const std::string& mode, const nlohmann::json& samples)>;
   void on_samples(SamplesListener listener) { samples_listener_ = std::move(listener); }
+  // Hears of each correctness call's outputs as its message holds (an
+  // output check can begin on them once the expected output is in). Set
+  // before run().
+  using CallListener = std::function<void(int shape, int c, const nlohmann::json& outputs)>;
+  void on_call(CallListener listener) { call_listener_ = std::move(listener); }
 
  private:
   double on_message(const nlohmann::json& m);
@@ -76,6 +97,7 @@ class SubmissionSession {
   double lend_turn_while_building();
   double on_mode_start(const nlohmann::json& m);
   double on_warm_done(const nlohmann::json& m);
+  double on_null_timed(const nlohmann::json& m);
   long long next_seed();
   double on_call_ready(const nlohmann::json& m);
   double on_timed(const nlohmann::json& m);
@@ -86,6 +108,7 @@ class SubmissionSession {
   double on_phase(const nlohmann::json& m);
   double on_correctness_call(const nlohmann::json& m);
   double on_raised_call(const nlohmann::json& m, int shape, int case_index);
+  void seal_handed(const nlohmann::json& entries);  // handed_files()
   void end_first_call();
   double on_first_return(const nlohmann::json& m);
   bool holds_back_timers();
@@ -103,6 +126,7 @@ class SubmissionSession {
   std::unique_ptr<Child> child_;
   const std::map<std::pair<int, int>, nlohmann::json>* inputs_ = nullptr;
   SubmissionReport report_;
+  FileSeal handed_;  // handed_files()
   nlohmann::json current_phase_ = {{"phase", "start"}};
   bool ready_ = false;
   clock_type::time_point started_, phase_started_;
@@ -140,6 +164,7 @@ class SubmissionSession {
   std::set<std::pair<int, std::string>> unsummarized_;
   int next_call_ = 0;
   bool warmed_ = false;
+  int null_calls_left_ = 0;  // of the open mode's (on_null_timed)
   bool call_running_ = false;
   clock_type::time_point call_started_;
   // The harness's process as the runner's /proc numbers it (found from the
@@ -180,6 +205,7 @@ class SubmissionSession {
   std::vector<evidence::RunPhase> set_up_phases_;
   std::optional<nlohmann::json> held_message_;
   SamplesListener samples_listener_;
+  CallListener call_listener_;
 };
 
 // The correctness and timing plan handed to the submission's harness

@@ -273,6 +273,25 @@ TEST(RunnerCpu, AFirstCallWhoseForwardReturnedStepsAsideSoonForRunsWaitingToTime
   EXPECT_EQ(timer["result"], "correct") << describe(timer);
 }
 
+// A first call whose forward has not returned, with no build to show for
+// it, holds runs waiting to time kStepAsideWithoutBuildS (20 s), not a
+// call's limit: on an H100 four runs waited 39 to 62 s to time behind a
+// kernel that never ended inside forward. slow_first_call.py sleeps 40 s in
+// its first call: under the call's limit, past the step-aside.
+TEST(RunnerCpu, AFirstCallWithoutABuildStepsAsideBeforeACallsLimitForRunsWaitingToTime) {
+  SKIP_WITHOUT_TORCH();
+  const double call_s = 60;
+  const auto [slow, timer] = beside_a_timer("slow_first_call.py", call_s);
+  ASSERT_EQ(slow["result"], "error") << describe(slow);
+  const std::string why = slow["error"]["reason"];
+  EXPECT_NE(why.find("its first call, with no build running for"), std::string::npos) << why;
+  EXPECT_NE(why.find("while other runs of the batch waited to time"), std::string::npos) << why;
+  std::smatch after;
+  ASSERT_TRUE(std::regex_search(why, after, std::regex("stopped after ([0-9]+) s"))) << why;
+  EXPECT_LT(std::stoi(after[1]), 40) << "held the runs waiting to time until the call ended: " << why;
+  EXPECT_EQ(timer["result"], "correct") << describe(timer);
+}
+
 // A first call with no build for two calls' limits is a kernel that never
 // ends, on a device of its own too: it times out there, not at the set-up
 // budget. On the H200 such a run held the device alone for 600 s while the

@@ -53,6 +53,31 @@ TEST(VerifyTiming, TimesLongerThanTheClockSawAreForged) {
   EXPECT_TRUE(check_against_clock(calls, kaudit::run::kClockSlackMs).forged);
 }
 
+// On an H100 beside other runs, every call of an honest run (a CUDA graph
+// replayed, 0.16 ms) took 2.4 ms more on the runner's clock than reported,
+// over the 2 ms slack. The mode's null calls (the harness's own work around
+// a call, with no call in it) showed the same 2.4 ms: that much is overhead.
+TEST(VerifyTiming, OverheadTheNullCallsShowToo) {
+  const std::vector<TimedCall> calls(20, TimedCall{0.162, 2.574});
+  EXPECT_TRUE(check_against_clock(calls, kaudit::run::kClockSlackMs).forged) << "the case without null calls";
+  const std::vector<TimedCall> nulls(5, TimedCall{0.003, 2.45});
+  const auto c = check_against_clock(calls, kaudit::run::kClockSlackMs, nulls);
+  EXPECT_FALSE(c.forged) << *c.forged;
+  ASSERT_TRUE(c.median_null_overhead_ms);
+  EXPECT_NEAR(*c.median_null_overhead_ms, 2.447, 1e-9);
+  EXPECT_TRUE(c.to_json().contains("median_null_overhead_ms"));
+}
+
+// Null calls slowed down on purpose excuse no more than kNullOverheadCapMs:
+// 21 ms calls reported as 0.1 ms stay forged.
+TEST(VerifyTiming, NullCallsExcuseNoMoreThanTheCap) {
+  const std::vector<TimedCall> calls(20, TimedCall{0.1, 21.0});
+  const std::vector<TimedCall> nulls(5, TimedCall{0.0, 20.0});
+  const auto c = check_against_clock(calls, kaudit::run::kClockSlackMs, nulls);
+  ASSERT_TRUE(c.forged);
+  EXPECT_NE(c.forged->find("null calls"), std::string::npos) << *c.forged;
+}
+
 TEST(VerifyTiming, NoCallsNothingToSay) { EXPECT_FALSE(check_against_clock({}, kaudit::run::kClockSlackMs).forged); }
 
 // Calls during which other work held every core (the runner saw more tasks
