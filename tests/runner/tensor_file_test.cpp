@@ -658,6 +658,31 @@ TEST(OutputChecks, OutputsThatCameInEarlyBeginTheirChecksOnceTheSubmissionsSideI
   EXPECT_EQ(checks.started(), 2);
 }
 
+// The submission's side comes call by call (expect, as each call's outputs
+// come back) and once more whole after its exit: each call adds to what is
+// awaited, a check that came in already begins then, and a check asked again
+// is not begun twice.
+TEST(OutputChecks, ChecksAskedCallByCallAddUpAndBeginOnce) {
+  const fs::path dir = fs::temp_directory_path();
+  ToleranceTable tol;
+  tol.all = Tolerance{0.01, 0.01};
+  OutputChecks checks(dir, tol, NearMissAllowance{});
+  auto entries = [](const std::string& name) { return nlohmann::json::array({{{"file", name}}}); };
+  const std::map<std::string, PendingCheck> first = {{"c_s0_c0", PendingCheck{entries("out_a"), std::nullopt, 0}}};
+  const std::map<std::string, PendingCheck> second = {{"c_s0_c1", PendingCheck{entries("out_b"), std::nullopt, 0}}};
+  checks.expect(first);
+  checks.arrived("c_s0_c1", entries("exp_b"));
+  EXPECT_EQ(checks.started(), 0);
+  checks.expect(second);
+  EXPECT_EQ(checks.started(), 1) << "the second call's expected output was in already";
+  checks.arrived("c_s0_c0", entries("exp_a"));
+  EXPECT_EQ(checks.started(), 2) << "the first call's check was still awaited";
+  std::map<std::string, PendingCheck> whole = first;
+  whole.insert(second.begin(), second.end());
+  checks.expect(whole);
+  EXPECT_EQ(checks.started(), 2) << "asked again after the exit: begun once";
+}
+
 // The jobs asked beside the calls are the very jobs, by id and content, that
 // the submission's report would ask for afterwards: none is computed twice,
 // and none differently.
