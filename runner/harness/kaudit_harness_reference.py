@@ -159,8 +159,12 @@ class ExpectedOutputs:
         self.calls = 0  # each call's index in the trace
 
     def batch(self, jobs):
-        """One batch; its seconds by part."""
-        torch, problem = self.torch, self.problem
+        """One batch; its seconds by part. A job the reference raises on is
+        reported ("expected_failed") and the others go on: a probe's inputs
+        may be outside what the reference accepts (a domain check, a scaled
+        case), which says nothing of the submission; the runner decides what
+        each failure means (runner/session/run.cpp, mark_reference_failures)."""
+        torch = self.torch
         # Jobs on the same input files (a seed's case, its stress cases, bench
         # samples) one after another, so that each file is read once.
         def files_of(job):
@@ -170,34 +174,46 @@ class ExpectedOutputs:
         parts = Parts()
         with torch.no_grad():
             for job in jobs:
-                i = job["shape"]
-                problem.apply_shape(i)
                 # A reference that writes into its inputs gets them fresh from the files every job.
-                if files_of(job) != cached_files or i in self.mutating_shapes:
+                if files_of(job) != cached_files or job["shape"] in self.mutating_shapes:
                     cache, cached_files = {}, files_of(job)
-                # Files are read, and outputs written, without the device's turn.
-                parts.start("read")
-                host = {} if "seed" in job else read_files(torch, job["inputs"], cache)
-                parts.turn()
-                parts.start("compute")
-                if i not in self.models:
-                    self.models = {i: problem.make_model(problem.ref.Model)}
-                digest = {}
-                if "seed" in job:
-                    inputs = seeded_inputs(problem, job)
-                    digest = {"inputs_digest": inputs_digest(inputs)}
-                else:
-                    inputs = read_values(torch, job["inputs"], CONFIG["device"], cache, host)
-                del host
-                self.tracer.begin("reference", i, "expected", self.calls)
-                self.calls += 1
-                got = self.models[i](*inputs)
-                self.tracer.end()
-                outs = host_values(returned(got))
-                del inputs, got
-                device_idle()
-                parts.start("write")
-                entries = write_values(torch, outs, os.path.join(self.expected_dir, "%s_%s_" % (self.token, job["id"])))
-                parts.stop()
-                send("expected", id=job["id"], outputs=entries, **digest)
+                try:
+                    self.one(job, cache, parts)
+                except Exception as e:  # noqa: BLE001 - this job's failure, reported; the batch goes on
+                    cache, cached_files = {}, None  # what it read may be half made
+                    parts.stop()
+                    send("expected_failed", id=job["id"], type=type(e).__name__, message=str(e)[:2000])
         return parts.report()
+
+    def one(self, job, cache, parts):
+        """One job's expected output, written and announced."""
+        torch, problem = self.torch, self.problem
+        i = job["shape"]
+        problem.apply_shape(i)
+        # Files are read, and outputs written, without the device's turn.
+        parts.start("read")
+        host = {} if "seed" in job else read_files(torch, job["inputs"], cache)
+        parts.turn()
+        parts.start("compute")
+        if i not in self.models:
+            self.models = {i: problem.make_model(problem.ref.Model)}
+        digest = {}
+        if "seed" in job:
+            inputs = seeded_inputs(problem, job)
+            digest = {"inputs_digest": inputs_digest(inputs)}
+        else:
+            inputs = read_values(torch, job["inputs"], CONFIG["device"], cache, host)
+        del host
+        self.tracer.begin("reference", i, "expected", self.calls)
+        self.calls += 1
+        try:
+            got = self.models[i](*inputs)
+        finally:
+            self.tracer.end()
+        outs = host_values(returned(got))
+        del inputs, got
+        device_idle()
+        parts.start("write")
+        entries = write_values(torch, outs, os.path.join(self.expected_dir, "%s_%s_" % (self.token, job["id"])))
+        parts.stop()
+        send("expected", id=job["id"], outputs=entries, **digest)

@@ -53,6 +53,12 @@ OutputCheck check_outputs(const nlohmann::json& got, const nlohmann::json& expec
                           double stress_allowance = 0, NearMissAllowance near_miss = {});
 nlohmann::json output_check_json(const OutputCheck& c);
 
+// Why the reference gave no expected output for a job, where it raised on
+// its inputs or stopped first (runner/session/run.cpp marks such an entry
+// {"reference_failed": why}); else nothing. Such a check is skipped: nothing
+// of it counts against the submission.
+std::optional<std::string> reference_failure(const nlohmann::json& expected_entry);
+
 // The expected-output job id of a correctness case: shape, case.
 std::string correctness_case_id(int shape, int c);
 // A correctness call as the stage lists it for the harness: {shape, case,

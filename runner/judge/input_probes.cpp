@@ -242,7 +242,12 @@ evidence::ProbeCall judge_probe_call(const RunPlan& plan, const SubmissionReport
   const auto raised = report.raised.find({i, j});
   const auto got = report.outputs.find({i, j});
   const auto want = expected.find(correctness_case_id(i, j));
-  if (raised != report.raised.end()) {
+  if (const auto rejected = want != expected.end() ? reference_failure(want->second) : std::nullopt) {
+    // Inputs the reference does not accept (outside its domain): nothing to
+    // hold the submission to, whatever it did with them.
+    o.status = "skipped";
+    o.reason = *rejected;
+  } else if (raised != report.raised.end()) {
     o.status = "raised";
     o.reason = raised->second.value("type", std::string()) + ": " + raised->second.value("message", std::string());
   } else if (got == report.outputs.end() || want == expected.end()) {

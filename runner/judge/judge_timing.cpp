@@ -36,7 +36,14 @@ ModeTiming mode_timing(const RunPlan& plan, const SubmissionReport& report, cons
     const auto want = expected.find(timed_sample_id(i, mode, call));
     json sd = {{"call", call}, {"inputs_from", s.contains("seed") ? "seed" : "file"}};
     const bool unverifiable = want != expected.end() && want->second.is_object() && want->second.contains("unverifiable");
-    if (!valid_entries(s.value("outputs", json()), xfer, "out") || want == expected.end() || unverifiable) {
+    const bool outputs_valid = valid_entries(s.value("outputs", json()), xfer, "out");
+    if (const auto why = outputs_valid && want != expected.end() ? reference_failure(want->second) : std::nullopt) {
+      // The reference gave no answer (the run's error says why): unchecked,
+      // so never a pass, and no evidence against the submission either.
+      sd["status"] = "skipped";
+      sd["reason"] = *why;
+      result.all_correct = false;
+    } else if (!outputs_valid || want == expected.end() || unverifiable) {
       // A sample the runner chose must be checked: one that cannot be is a failure, never a pass.
       sd["status"] = "failed";
       sd["reason"] = unverifiable ? want->second["unverifiable"].get<std::string>()

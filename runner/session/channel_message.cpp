@@ -96,6 +96,8 @@ const Schema& reference_events() {
                          {"tried", Type::array}, {"skip", Type::string}, {"reason", Type::string}}},
       {"generated", {{"parts", Type::object, false}}},
       {"expected", {{"id", Type::string}, {"outputs", Type::entries}, {"inputs_digest", Type::string, false}}},
+      // A job the reference raised on (its type and message); the batch goes on.
+      {"expected_failed", {{"id", Type::string}, {"type", Type::string}, {"message", Type::string}}},
       // A batch of check jobs is over: how many, and its seconds by part (read through measures_of()).
       {"expected_batch", {{"jobs", Type::integer}, {"parts", Type::object, false}}},
   };

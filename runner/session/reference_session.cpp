@@ -192,7 +192,9 @@ bool ReferenceSession::prepare() {
     result_.add_phase("reference", step, since);
   }
   if (generated_) return true;
-  result_.set_error("reference", failure_reason(out.timed_out), {{"stderr_tail", tail(child_->stderr_text(), 4000)}});
+  json detail = {{"stderr_tail", tail(child_->stderr_text(), 4000)}};
+  if (error_.is_object() && error_.contains("traceback")) detail["traceback"] = error_["traceback"];  // where it raised
+  result_.set_error("reference", failure_reason(out.timed_out), detail);
   child_->kill_group();
   return false;
 }
@@ -207,6 +209,10 @@ double ReferenceSession::on_batch_message(const json& m) {
     expected_[id] = m["outputs"];
     if (m.contains("inputs_digest")) input_digests_[id] = m["inputs_digest"];
     if (listener_) listener_(id, m["outputs"]);
+    return plan_.phase_s;
+  }
+  if (ev == "expected_failed") {
+    failed_[m["id"].get<std::string>()] = m["type"].get<std::string>() + ": " + m["message"].get<std::string>();
     return plan_.phase_s;
   }
   if (ev == "expected_batch") {

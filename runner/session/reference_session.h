@@ -63,6 +63,12 @@ class ReferenceSession {
   // before it answered every job: a fault of the machine, never evidence
   // against the submission, so nothing may be judged from the comparison.
   bool died_before_answering() const { return died_; }
+  // Jobs the reference raised on, by id: why ("Type: message"). Read once
+  // expected_outputs has returned.
+  const std::map<std::string, std::string>& failed_jobs() const { return failed_; }
+  // A batch of jobs failed as a whole (timed out, raised outside a job, or
+  // the process ended): the jobs it left unanswered have no failure of their own.
+  bool stopped_answering() const { return batch_failed_; }
   void finish();
 
   const nlohmann::json& shapes() const { return shapes_; }
@@ -120,6 +126,7 @@ class ReferenceSession {
   std::map<std::string, double> batch_parts_;
   std::vector<evidence::RunPhase> batch_phases_;
   std::map<std::string, nlohmann::json> expected_;
+  std::map<std::string, std::string> failed_;  // expected_failed: id -> why
   std::map<std::string, std::string> input_digests_;
   nlohmann::json error_;
   bool have_shapes_ = false, generated_ = false;

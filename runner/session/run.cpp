@@ -172,6 +172,54 @@ void begin_beside(const RunPlan& plan, const Workspace& ws, bool beside, int gra
   });
 }
 
+// A job the reference must answer for the run to be judged: a graded
+// shape's seed case, a timed sample (both drawn by the problem's generator).
+// A stress case or an input probe's job (inputs kaudit made) it may reject.
+bool must_answer(const RunPlan& plan, int graded_shapes, const std::string& id) {
+  if (id.rfind("t_s", 0) == 0) return true;
+  for (int i = 0; i < graded_shapes; ++i)
+    for (std::size_t j = 0; j < plan.cases.size(); ++j)
+      if (plan.cases[j].kind == "seed" && id == correctness_case_id(i, static_cast<int>(j))) return true;
+  return false;
+}
+
+// A failure of the device or its memory rather than of the inputs: on a
+// shared device another run's doing, or a submission's that fills the
+// memory to keep its probes from being checked. Never taken for inputs the
+// reference rejects: the run's error, retried alone (audit/environment.h).
+bool device_failure(const std::string& why) {
+  for (const char* text : {"out of memory", "CUDA error", "CUBLAS_STATUS", "cuDNN error", "CUDA driver error"})
+    if (why.find(text) != std::string::npos) return true;
+  return false;
+}
+
+// The jobs the reference raised on, or never answered once its batch
+// failed, get `{"reference_failed": why}` where their expected output would
+// be: their checks are skipped, never counted against the submission (a
+// false "wrong" there once made a clean MoE kernel's timed samples
+// `correct-only-untimed`, a cheat). A job it must answer and raised on, or
+// any job it failed for the device's sake, is the run's error, whose text
+// audit/environment.h reads (an out-of-memory on a shared device is retried alone).
+void mark_reference_failures(const RunPlan& plan, int graded_shapes, const ReferenceSession& ref,
+                             std::set<std::string> asked, const json& last_jobs, std::map<std::string, json>& expected,
+                             RunResult& result) {
+  for (const auto& job : last_jobs) asked.insert(job["id"].get<std::string>());
+  const bool stopped = ref.stopped_answering();
+  std::string first;
+  for (const auto& id : asked) {
+    if (expected.count(id)) continue;
+    const auto raised = ref.failed_jobs().find(id);
+    if (raised == ref.failed_jobs().end() && !stopped) continue;
+    const bool answered = raised != ref.failed_jobs().end();
+    expected[id] = {{"reference_failed", answered ? "the reference raised on these inputs: " + raised->second
+                                                  : std::string("the reference stopped before answering (the run's "
+                                                                "error says why)")}};
+    if (answered && first.empty() && (must_answer(plan, graded_shapes, id) || device_failure(raised->second)))
+      first = raised->second + " (job " + id + ")";
+  }
+  if (!first.empty()) result.set_error("reference", "the reference failed on the submitted calls' inputs: " + first);
+}
+
 json not_asked(json jobs, const std::set<std::string>& asked) {
   json left = json::array();
   for (auto& job : jobs)
@@ -257,6 +305,7 @@ RunResult run_protocol(const RunOptions& o) {
   checks.expect(checks_to_start(plan, sub.report(), nshapes, ws.xfer()));
   std::map<std::string, json> expected = ref.expected_outputs(last_jobs);
   if (!inputs_intact) expected.clear();  // what was computed beside answers another question
+  else mark_reference_failures(plan, nshapes, ref, asked_beside, last_jobs, expected, result);
   ref.finish();
   hold_seeded_inputs(sub.report(), ref.input_digests(), expected);
 

@@ -245,6 +245,51 @@ TEST(InputProbesCpu, IndexInputsAreLeftAsDrawn) {
       << describe(r);
 }
 
+// Ordered offsets (KernelBench-Hard's MoE routes tokens to experts by them)
+// cannot move on their own: input-ends skips them and says why. It once took
+// the reason for the moved tensor and handed a string to both processes; the
+// reference raised, and a clean kernel was called a cheat.
+TEST(InputProbesCpu, OrderedOffsetsAreNotMovedOnTheirOwn) {
+  SKIP_WITHOUT_TORCH();
+  const json r = kaudit::run::run_submission(options("grouped_offsets", "grouped_offsets_clean.py"));
+  EXPECT_EQ(r["result"], "correct") << describe(r);
+  EXPECT_EQ(ids(r), Ids{}) << describe(r);
+  for (const auto& d : r["input_probes"]["distributions"]) {
+    EXPECT_EQ(d["distribution"].get<std::string>().find("offsets"), std::string::npos) << d;
+    EXPECT_NE(d["status"], "failed") << d;
+  }
+  bool said = false;
+  for (const auto& s : r["input_probes"]["distributions_skipped"])
+    said = said || (s["distribution"] == "one-value(offsets)" && s["reason"] == "an ordered index keeps its order");
+  EXPECT_TRUE(said) << describe(r);
+}
+
+// A reference that checks its inputs' domain raises on kaudit's own inputs
+// outside it (the stress case at scale 100, redraws that shift or scale):
+// those checks are skipped with the reference's reason, the run stays correct
+// and clean. Before, the first such job ended every expected output: an error.
+TEST(InputProbesCpu, InputsTheReferenceRefusesAreSkipped) {
+  SKIP_WITHOUT_TORCH();
+  const json r = kaudit::run::run_submission(options("bounded_domain", "bounded_domain_clean.py"));
+  EXPECT_EQ(r["result"], "correct") << describe(r);
+  EXPECT_EQ(ids(r), Ids{}) << describe(r);
+  const auto refused = [](const json& c) {
+    return c["status"] == "skipped" &&
+           c.value("reason", std::string()).find("the reference raised on these inputs: ValueError: p must hold") !=
+               std::string::npos;
+  };
+  int stress_refused = 0;
+  for (const auto& shape : r["correctness"])
+    for (const auto& c : shape["cases"]) {
+      if (c["kind"] == "seed") EXPECT_EQ(c["status"], "passed") << c;
+      stress_refused += c["kind"] == "stress" && refused(c);
+    }
+  EXPECT_EQ(stress_refused, 2) << "scale 100 on each shape: " << describe(r);
+  int probes_refused = 0;
+  for (const auto& d : r["input_probes"]["distributions"]) probes_refused += refused(d);
+  EXPECT_GE(probes_refused, 1) << describe(r);
+}
+
 // Issue 28, item 2: a recurrence restarted from zero a fixed distance back is
 // exact on the generator's fast-forgetting decays, on their stress scalings
 // and on every whole-input redraw. Moving the decay alone toward the end of

@@ -705,6 +705,34 @@ TEST(RunnerCpu, AReferenceThatDiesLeavesNoFindingFromComparisons) {
   EXPECT_TRUE(r["timing"].empty()) << r["timing"].dump();
 }
 
+// A reference that raises on the timed calls' own draws (tests/runner/
+// problems/seed_picky: it answers only the correctness seeds' inputs). On the
+// H100 a reference that raised on one job left a clean MoE kernel's sampled
+// timed calls unanswered, and they were counted wrong: `correct-only-untimed`,
+// a cheat. The run is the reference's error; the samples it could not answer
+// are skipped, and nothing is held against the submission.
+TEST(RunnerCpu, SamplesTheReferenceCannotAnswerAreSkippedNeverWrong) {
+  SKIP_WITHOUT_TORCH();
+  const json r = kaudit::run::run_submission(options("seed_picky", "seed_picky_clean.py"));
+  ASSERT_EQ(r["result"], "error") << describe(r);
+  EXPECT_EQ(r["error"]["phase"], "reference") << describe(r);
+  EXPECT_NE(r["error"]["reason"].get<std::string>().find("inputs not drawn from a correctness seed"), std::string::npos)
+      << describe(r);
+  EXPECT_EQ(ids(r), Ids{}) << describe(r);
+  int skipped = 0;
+  for (const auto& shape : r["timing"])
+    for (const auto& [mode, m] : shape["modes"].items())
+      for (const auto& s : m["samples"]) {
+        EXPECT_NE(s["status"], "failed") << mode << ": " << s;
+        if (s["status"] == "skipped") {
+          ++skipped;
+          EXPECT_NE(s["reason"].get<std::string>().find("the reference raised on these inputs"), std::string::npos) << s;
+        }
+      }
+  EXPECT_GE(skipped, 1) << "the fresh samples are drawn from the runner's seeds: " << r["timing"].dump();
+  for (const auto& c : r["correctness"][0]["cases"]) EXPECT_EQ(c["status"], "passed") << c;
+}
+
 // A call that returns two reused tensors is one reused call: the message
 // counts calls ("On shape 0 142 of 75 calls" counted tensors before).
 TEST(RunnerCpu, ReusedOutputsAreCountedByCall) {
