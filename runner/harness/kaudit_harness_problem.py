@@ -86,10 +86,21 @@ class Problem:
         defaults = self.__dict__.setdefault("defaults", {})
         for k, v in defaults.items():
             setattr(self.ref, k, v)
-        for k, v in self.shapes[i].items():
+        for key, v in self.shapes[i].items():
+            k = self.global_of(key)
             if k not in defaults and hasattr(self.ref, k):
                 defaults[k] = getattr(self.ref, k)
             setattr(self.ref, k, v)
+
+    def global_of(self, key):
+        """The reference module's global a shape's key sets: its own name, else
+        the one global that is that name in capitals (upstream's paged attention
+        names its shapes' sizes batch, seq_len... and its globals BATCH, SEQ_LEN;
+        its check.py maps one to the other). Set by its own name, every graded
+        shape drew the default shape's inputs."""
+        if hasattr(self.ref, key) or not isinstance(key, str) or not hasattr(self.ref, key.upper()):
+            return key
+        return key.upper()
 
     def make_model(self, cls):
         torch = self.torch

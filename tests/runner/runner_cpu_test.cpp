@@ -733,6 +733,19 @@ TEST(RunnerCpu, SamplesTheReferenceCannotAnswerAreSkippedNeverWrong) {
   for (const auto& c : r["correctness"][0]["cases"]) EXPECT_EQ(c["status"], "passed") << c;
 }
 
+// KernelBench-Hard's paged attention names its shapes' sizes in lower case
+// and its globals in capitals: each graded shape still draws its own inputs.
+// Before, every shape drew the default one, and a kernel written for that
+// size alone passed every shape.
+TEST(RunnerCpu, ShapeKeysSetTheGlobalsTheyNameInCapitals) {
+  SKIP_WITHOUT_TORCH();
+  const json r = kaudit::run::run_submission(options("upper_globals", "upper_globals_default_only.py"));
+  EXPECT_EQ(r["result"], "incorrect") << describe(r);
+  ASSERT_EQ(r["correctness"].size(), 2u) << describe(r);
+  EXPECT_TRUE(r["correctness"][0]["passed"].get<bool>()) << describe(r);
+  EXPECT_FALSE(r["correctness"][1]["passed"].get<bool>()) << describe(r);
+}
+
 // A call that returns two reused tensors is one reused call: the message
 // counts calls ("On shape 0 142 of 75 calls" counted tensors before).
 TEST(RunnerCpu, ReusedOutputsAreCountedByCall) {

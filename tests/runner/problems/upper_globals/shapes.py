@@ -1,0 +1,4 @@
+SHAPES = [
+    {"rows": 64, "cols": 32},
+    {"rows": 96, "cols": 48},
+]
