@@ -7,6 +7,7 @@ import sys
 from kaudit_harness_protocol import CONFIG, send
 from kaudit_harness_seals import T
 from kaudit_harness_probes import prod, size_dims
+from kaudit_harness_tensors import same_values
 
 
 def load_module(name, path):
@@ -191,7 +192,17 @@ class Problem:
         (torch.rand of 4096 x 4096, then a copy), fp8's inputs took 0.1 s a
         timed call, 14 s of each fresh and rewrite mode (issue 27). A
         get_inputs that needs host tensors (numpy, torch 1.x) raises there
-        and is drawn on the host, as upstream draws it."""
+        and is drawn on the host, as upstream draws it.
+        A generator that ignores its seed (ignores_seed) has its draw's floating
+        tensors permuted from the seed, but for the first correctness seed's."""
+        values = self.draw(seed)
+        first = CONFIG.get("first_seed")
+        if first is not None and seed != first and self.ignores_seed(values, first):
+            values = permuted_floats(values, seed)
+        return values
+
+    def draw(self, seed):
+        """get_inputs() under the seed, as the problem draws it."""
         device = CONFIG["device"]
         if device != "cpu":
             try:
@@ -203,3 +214,36 @@ class Problem:
                 pass
         T.manual_seed(seed)
         return [T.to(v, device) if isinstance(v, T.Tensor) else v for v in self.ref.get_inputs()]
+
+    def ignores_seed(self, values, first):
+        """Whether the generator draws the same inputs whatever the seed at the
+        current shape (upstream's KDA seeds torch with 0 inside get_inputs):
+        then every case and every fresh or rewrite call would be the bench
+        call's inputs again, and a cache keyed on their values or their address
+        would pass for work. Decided once a shape, alike in both processes: a
+        draw from another seed against the first correctness seed's."""
+        known = self.__dict__.setdefault("seedless", {})
+        if self.current not in known:
+            base = self.draw(first)
+            known[self.current] = len(base) == len(values) and same_values(self.torch, base, values)
+        return known[self.current]
+
+
+def permuted_floats(values, seed):
+    """Each floating tensor's elements in an order drawn from `seed` (its own
+    generator, so torch's global one is left alone), by their bytes: the same
+    values in other places, as the problem would draw them, and alike in both
+    processes. Other values stay."""
+    out = []
+    for v in values:
+        if isinstance(v, T.Tensor) and T.is_floating_point(v) and T.numel(v) > 1:
+            generator = T.Generator(device=v.device)
+            generator.manual_seed(seed)
+            flat = T.reshape(v, (-1,))
+            width = T.element_size(v)
+            raw = T.view(flat, T.uint8)
+            order = T.randperm(T.numel(flat), generator=generator, device=v.device)
+            rows = T.reshape(raw, (-1, width))
+            v = T.reshape(T.view(T.reshape(T.index_select(rows, 0, order), (-1,)), v.dtype), v.shape)
+        out.append(v)
+    return out

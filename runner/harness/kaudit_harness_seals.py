@@ -23,7 +23,7 @@ def bind_torch(torch):
         setattr(T, name, getattr(torch.Tensor, name))
     # torch 1.x has typed storages only.
     T.storage = getattr(torch.Tensor, "untyped_storage", None) or torch.Tensor.storage
-    for name in ("equal", "empty", "full", "manual_seed"):
+    for name in ("equal", "empty", "full", "manual_seed", "randperm", "index_select", "Generator"):
         setattr(T, name, getattr(torch, name))
     T.Tensor = torch.Tensor
     T.device = torch.device  # a context manager since torch 2.0: the default device of tensors made inside

@@ -53,6 +53,10 @@ struct RunPlan {
   // every run of the batch, sharing one count.
   long harness_nproc_limit() const { return nproc_rlimit ? options.max_tasks : 0; }
   nlohmann::json cases_json() const;
+  // The first correctness case's seed (null without cases): the one draw a
+  // generator that ignores its seed keeps as it is (the harness's
+  // Problem.gen_inputs permutes the others).
+  nlohmann::json first_seed() const { return cases.empty() ? nlohmann::json() : nlohmann::json(cases.front().seed); }
   evidence::RunSettings settings() const;  // run.json's settings
   // A problem file's path inside a working copy of the problem folder.
   std::filesystem::path in_copy(const std::filesystem::path& copy, const std::filesystem::path& file) const;

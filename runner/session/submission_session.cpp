@@ -48,6 +48,7 @@ void SubmissionSession::start() {
               {"xfer", ws_.xfer().string()},
               {"channel_fd", kChannelFd},
               {"init_seed", plan_.options.init_seed},
+              {"first_seed", plan_.first_seed()},
               {"shape_selection", plan_.options.shapes},
               {"trace", plan_.options.trace},
               {"nproc_limit", plan_.harness_nproc_limit()}};

@@ -9,6 +9,12 @@ first (cost_order: the whole gate must end within one call).
   gate_manifest.py --all OUT.json  the whole corpus, the gate's entries first and
                                    the rest after them (cost_order): one batch
                                    that a gate call starts and resumed calls finish
+  ... --upstream DIR               before them, the corpus's clean solutions on
+                                   KernelBench-Hard's own problems (DIR: a copy of
+                                   ../shared/upstream/kernelbench-hard, carried, as
+                                   tests/gpu/grader_compare.sh uses it), each with
+                                   its tests/gpu/grader_adapters/PROBLEM.py appended
+                                   and written to DIR/solutions/
 
 Grow CHEATS as audits get faster (issue 27); the gate must stay within one
 GPU call (tests/gpu/run_all_gpu.sh step gate).
@@ -85,8 +91,43 @@ def cost_order(entries):
     return ordered
 
 
+# The corpus's clean solutions that tests/gpu/grader_adapters/ give upstream's
+# interface (grader_compare.sh's pairs): on upstream's problems they must be
+# correct and clean as on the corpus's (its MoE was called a cheat there once,
+# its paged attention graded at one shape).
+UPSTREAM_PAIRS = [
+    ("06_sonic_moe_swiglu", "moe_swiglu/clean_grouped_gemm_swiglu.py"),
+    ("02_kda_cutlass", "kda_chunked/clean_fused_recurrent.py"),
+    ("05_topk_bitonic", "topk/honest_cuda_block_select.py"),
+    ("01_fp8_gemm", "fp8_gemm/clean_triton_fp8_dot.py"),
+]
+
+
+def upstream_entries(upstream):
+    """Manifest entries for UPSTREAM_PAIRS on the problems under `upstream`, their solutions written."""
+    out_dir = os.path.join(upstream, "solutions")
+    os.makedirs(out_dir, exist_ok=True)
+    entries = []
+    for problem, solution in UPSTREAM_PAIRS:
+        path = os.path.join(out_dir, "%s__%s" % (problem, os.path.basename(solution)))
+        with open(os.path.join(REPO, "kernels", "corpus", solution)) as f, \
+                open(os.path.join(REPO, "tests", "gpu", "grader_adapters", problem + ".py")) as a, open(path, "w") as out:
+            out.write(f.read() + "\n" + a.read())
+        entries.append({"path": os.path.relpath(path, REPO),
+                        "problem": os.path.relpath(os.path.join(upstream, "problems-h100", problem), REPO),
+                        "result": "correct", "integrity": "clean", "static_findings": [], "runtime_findings": [],
+                        "pattern": "the corpus's %s with upstream's interface, on upstream's problem" % solution})
+    return entries
+
+
 def main():
+    upstream = []
+    if "--upstream" in sys.argv:
+        k = sys.argv.index("--upstream")
+        upstream = upstream_entries(os.path.abspath(sys.argv[k + 1]))
+        del sys.argv[k:k + 2]
     manifest, entries = gate_entries()
+    entries = upstream + entries
     if len(sys.argv) == 2 and sys.argv[1] == "--list":
         print("\n".join(e["path"] for e in entries))
         return
@@ -94,12 +135,14 @@ def main():
         gate = {e["path"] for e in entries}
         rest = cost_order([e for e in manifest["entries"] if e["path"] not in gate])
         write(sys.argv[2], manifest, entries + rest)
-        print("the corpus: %d entries, the gate's %d first" % (len(entries) + len(rest), len(entries)))
+        print("the corpus: %d entries, the gate's %d first (%d on upstream's problems)" % (
+            len(entries) + len(rest), len(entries), len(upstream)))
         return
     if len(sys.argv) != 2:
         raise SystemExit(__doc__)
     write(sys.argv[1], manifest, entries)
-    print("gate: %d entries (%d clean, %d others)" % (len(entries), len(entries) - len(CHEATS), len(CHEATS)))
+    print("gate: %d entries (%d clean, %d others, %d on upstream's problems)" % (
+        len(entries), len(entries) - len(CHEATS) - len(upstream), len(CHEATS), len(upstream)))
 
 
 def write(path, manifest, entries):

@@ -936,6 +936,32 @@ TEST(RunnerCpu, CacheOnIdentityIsWrongAfterRewrite) {
   EXPECT_EQ(r["timing"][0]["modes"]["rewrite"]["version_counters_moved"], 0);
 }
 
+// A generator that seeds torch itself (upstream's KDA: torch.manual_seed(0)
+// inside get_inputs) draws the same inputs for every seed: the fresh and
+// rewrite calls were the bench call's inputs again, and a cache keyed on the
+// inputs' address passed for work. Its floats are now permuted from each
+// seed (all but the first correctness seed's draw), in both processes alike.
+TEST(RunnerCpu, AGeneratorThatIgnoresItsSeedStillGivesNewInputs) {
+  SKIP_WITHOUT_TORCH();
+  const std::string reference = std::regex_replace(problem_file("linear_relu", "reference.py"),
+                                                   std::regex("def get_inputs\\(\\):\n"),
+                                                   "def get_inputs():\n    torch.manual_seed(0)\n");
+  ASSERT_NE(reference.find("manual_seed(0)"), std::string::npos) << reference;
+  const fs::path problem = problem_variant("linear_relu", "seedless", {{"reference.py", reference}});
+  auto cached = options("linear_relu", "cache_identity.py");
+  cached.problem = problem;
+  const json r = kaudit::run::run_submission(cached);
+  auto honest = options("linear_relu", "clean.py");
+  honest.problem = problem;
+  const json clean = kaudit::run::run_submission(honest);
+  fs::remove_all(problem);
+  EXPECT_EQ(r["result"], "incorrect") << describe(r);
+  EXPECT_TRUE(ids(r).count("output-cached-on-identity")) << describe(r);
+  EXPECT_FALSE(r["timing"][0]["modes"]["rewrite"]["samples_passed"].get<bool>()) << describe(r);
+  EXPECT_EQ(clean["result"], "correct") << describe(clean);
+  EXPECT_EQ(ids(clean), Ids{}) << describe(clean);
+}
+
 TEST(RunnerCpu, WorkSkippedAfterWarmup) {
   SKIP_WITHOUT_TORCH();
   // Its switch counts the graded calls: without the distribution probes'
