@@ -332,7 +332,9 @@ void judge_input_probes(const RunPlan& plan, const SubmissionReport& report, con
   std::vector<InputProbeOutcome> outcomes;
   evidence::InputProbesRecord record;
   record.judged = judge;
-  if (!judge) record.reason = "the graded correctness or a timed call already failed: the result is incorrect";
+  if (!judge)
+    record.reason = result.error ? "the run has an error (" + result.error->phase + "): nothing is judged from its probes"
+                                 : "the graded correctness or a timed call already failed: the result is incorrect";
   record.off_grid = off_grid_record(plan, report, probes, expected, xfer, checks, outcomes);
   for (const auto& [key, about] : probes.cases) {
     if (about.value("kind", std::string()) != "distribution") continue;

@@ -730,6 +730,9 @@ TEST(RunnerCpu, SamplesTheReferenceCannotAnswerAreSkippedNeverWrong) {
         }
       }
   EXPECT_GE(skipped, 1) << "the fresh samples are drawn from the runner's seeds: " << r["timing"].dump();
+  EXPECT_FALSE(r["input_probes"]["judged"].get<bool>()) << describe(r);
+  EXPECT_NE(r["input_probes"]["reason"].get<std::string>().find("the run has an error"), std::string::npos)
+      << describe(r);
   for (const auto& c : r["correctness"][0]["cases"]) EXPECT_EQ(c["status"], "passed") << c;
 }
 
