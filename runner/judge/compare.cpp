@@ -158,6 +158,11 @@ json output_check_json(const OutputCheck& c) {
   return j;
 }
 
+json first_case_output(int shape, const std::map<std::string, json>& expected) {
+  const auto base = expected.find(correctness_case_id(shape, 0));
+  return base == expected.end() ? json() : base->second;
+}
+
 std::optional<std::string> reference_failure(const json& expected_entry) {
   if (expected_entry.is_object() && expected_entry.contains("reference_failed") &&
       expected_entry["reference_failed"].is_string())
@@ -234,17 +239,6 @@ json seeded_sample_jobs(int shape, const std::string& mode, const json& samples,
 
 namespace {
 
-// For a numeric-stress case of shape `i`: the magnitude of the reference's
-// output on the unscaled inputs (case 0), or 0 when it cannot be read.
-double stress_baseline_of(int i, const std::map<std::string, json>& expected, const fs::path& xfer) {
-  const auto base = expected.find(correctness_case_id(i, 0));
-  if (base == expected.end()) return 0.0;
-  try {
-    return magnitude(read_output_files(base->second, xfer));
-  } catch (const std::exception&) {  // unreadable: the tolerance stays as it is
-    return 0.0;
-  }
-}
 
 // An output check as a case records it: status and reason, the poison
 // left, and the numbers.
@@ -259,8 +253,8 @@ void record_check(const OutputCheck& chk, evidence::CaseCheck& c) {
 
 // One correctness case; `failure` gets the reason when it failed.
 evidence::CaseCheck judge_case(const RunPlan& plan, const SubmissionReport& report,
-                               const std::map<std::string, json>& expected, const fs::path& xfer,
-                               OutputChecks& checks, int i, int j, std::string& failure) {
+                               const std::map<std::string, json>& expected, OutputChecks& checks, int i, int j,
+                               std::string& failure) {
   const CorrectnessCase& cc = plan.cases[static_cast<std::size_t>(j)];
   evidence::CaseCheck c;
   c.index = j, c.seed = cc.seed, c.scale = cc.scale, c.kind = cc.kind;
@@ -275,11 +269,12 @@ evidence::CaseCheck judge_case(const RunPlan& plan, const SubmissionReport& repo
   } else if (const auto why = reference_failure(want->second)) {  // a seed case's is the run's error
     c.status = "skipped", c.reason = *why;
   } else {
-    std::optional<double> baseline;
-    if (cc.kind == "stress") baseline = stress_baseline_of(i, expected, xfer);
-    const OutputCheck chk = checks.check(got->second, want->second, baseline, plan.stress_allowance);
+    const bool stress = cc.kind == "stress";
+    const OutputCheck chk = stress ? checks.check_against(got->second, want->second, correctness_case_id(i, 0),
+                                                          first_case_output(i, expected), plan.stress_allowance)
+                                   : checks.check(got->second, want->second, std::nullopt, plan.stress_allowance);
     record_check(chk, c);
-    if (baseline && chk.status != "skipped") c.check["atol"] = chk.atol;
+    if (stress && chk.status != "skipped") c.check["atol"] = chk.atol;
     if (chk.status == "failed") why_failed = chk.reason;
   }
   if (!why_failed.empty())
@@ -294,8 +289,7 @@ evidence::CaseCheck judge_case(const RunPlan& plan, const SubmissionReport& repo
 
 std::map<int, bool> judge_correctness(const RunPlan& plan, const SubmissionReport& report,
                                       const std::map<std::string, json>& expected, const std::map<int, json>& habits,
-                                      const json& shapes, const fs::path& xfer, OutputChecks& checks,
-                                      RunResult& result) {
+                                      const json& shapes, OutputChecks& checks, RunResult& result) {
   std::map<int, bool> shape_correct;
   auto note_failure = [&](const std::string& why) {
     if (result.result_reason.empty()) result.result_reason = why;
@@ -307,7 +301,7 @@ std::map<int, bool> judge_correctness(const RunPlan& plan, const SubmissionRepor
     bool ok = true;
     for (int j = 0; j < static_cast<int>(plan.cases.size()); ++j) {
       std::string failure;
-      shape_doc.cases.push_back(judge_case(plan, report, expected, xfer, checks, i, j, failure));
+      shape_doc.cases.push_back(judge_case(plan, report, expected, checks, i, j, failure));
       if (!failure.empty()) {
         ok = false;
         note_failure(failure);

@@ -59,6 +59,11 @@ nlohmann::json output_check_json(const OutputCheck& c);
 // of it counts against the submission.
 std::optional<std::string> reference_failure(const nlohmann::json& expected_entry);
 
+// The expected output of shape `shape`'s first correctness case (null when it
+// never came): a stress case's and a distribution probe's baseline, whose
+// magnitude scales their tolerance (OutputChecks::check_against).
+nlohmann::json first_case_output(int shape, const std::map<std::string, nlohmann::json>& expected);
+
 // The expected-output job id of a correctness case: shape, case.
 std::string correctness_case_id(int shape, int c);
 // A correctness call as the stage lists it for the harness: {shape, case,
@@ -92,6 +97,6 @@ class OutputChecks;
 std::map<int, bool> judge_correctness(const RunPlan& plan, const SubmissionReport& report,
                                       const std::map<std::string, nlohmann::json>& expected,
                                       const std::map<int, nlohmann::json>& habits, const nlohmann::json& shapes,
-                                      const std::filesystem::path& xfer, OutputChecks& checks, RunResult& result);
+                                      OutputChecks& checks, RunResult& result);
 
 }  // namespace kaudit::run

@@ -156,17 +156,6 @@ std::vector<rules::Finding> input_probe_findings(const std::vector<InputProbeOut
 
 namespace {
 
-// The largest |value| of the reference's output on shape i's first graded case.
-std::optional<double> baseline_of(int i, const std::map<std::string, json>& expected, const fs::path& xfer) {
-  const auto base = expected.find(correctness_case_id(i, 0));
-  if (base == expected.end()) return 0.0;
-  try {
-    return magnitude(read_output_files(base->second, xfer));
-  } catch (const std::exception&) {
-    return 0.0;
-  }
-}
-
 // Got NaN or infinity in an output whose expected counterpart is all finite.
 bool non_finite_where_finite(const json& got, const json& want, const fs::path& xfer) {
   try {
@@ -259,9 +248,10 @@ evidence::ProbeCall judge_probe_call(const RunPlan& plan, const SubmissionReport
     o.reason = want->second["unverifiable"].get<std::string>();
   } else {
     const bool distribution = o.kind == "distribution";
-    const OutputCheck chk = checks.check(got->second, want->second,
-                                         distribution ? baseline_of(i, expected, xfer) : std::nullopt,
-                                         distribution ? plan.stress_allowance : 0.0);
+    // A distribution case against the magnitude of shape i's first graded case's output.
+    const OutputCheck chk = distribution ? checks.check_against(got->second, want->second, correctness_case_id(i, 0),
+                                                                first_case_output(i, expected), plan.stress_allowance)
+                                         : checks.check(got->second, want->second, std::nullopt, 0.0);
     call.check = check_numbers(chk);
     if (distribution && chk.status != "skipped") call.check["atol"] = chk.atol;
     o.status = chk.status;

@@ -31,17 +31,33 @@ OutputChecks::~OutputChecks() {
   if (worker_.joinable()) worker_.join();
 }
 
-OutputCheck OutputChecks::run(const Job& job) const {
-  return check_outputs(job.got, job.expected, xfer_, tolerances_, job.stress_baseline, job.stress_allowance,
-                       near_miss_);
+// A check against another expected output's magnitude is decided by that
+// output's id, whatever the magnitude turns out to be.
+std::string key_against(const json& got, const json& expected, const std::string& baseline_id, double stress_allowance) {
+  return common::json_text(
+      json{{"got", got}, {"expected", expected}, {"baseline_of", baseline_id}, {"allowance", stress_allowance}});
 }
 
-void OutputChecks::start(const json& got, const json& expected, std::optional<double> stress_baseline,
-                         double stress_allowance) {
-  const std::string key = key_of(got, expected, stress_baseline, stress_allowance);
+double OutputChecks::magnitude_of(const std::string& id, const json& entries) {
+  std::lock_guard lock(magnitudes_mutex_);
+  if (const auto known = magnitudes_.find(id); known != magnitudes_.end()) return known->second;
+  double m = 0.0;  // unreadable or never computed: the tolerance stays as it is
+  try {
+    if (entries.is_array()) m = magnitude(read_output_files(entries, xfer_));
+  } catch (const std::exception&) {
+  }
+  return magnitudes_[id] = m;
+}
+
+OutputCheck OutputChecks::run(const Job& job) {
+  const std::optional<double> baseline =
+      job.baseline_id.empty() ? job.stress_baseline : std::optional<double>(magnitude_of(job.baseline_id, job.baseline));
+  return check_outputs(job.got, job.expected, xfer_, tolerances_, baseline, job.stress_allowance, near_miss_);
+}
+
+void OutputChecks::enqueue(const std::string& key, Job job) {
   std::lock_guard lock(mutex_);
   if (stopping_ || results_.count(key)) return;
-  Job job{got, expected, stress_baseline, stress_allowance, {}};
   results_[key] = job.result.get_future().share();
   queue_.push_back(std::move(job));
   ++started_count_;
@@ -49,18 +65,35 @@ void OutputChecks::start(const json& got, const json& expected, std::optional<do
   wake_.notify_one();
 }
 
+void OutputChecks::start(const json& got, const json& expected, std::optional<double> stress_baseline,
+                         double stress_allowance) {
+  enqueue(key_of(got, expected, stress_baseline, stress_allowance),
+          Job{got, expected, stress_baseline, stress_allowance, {}, {}, {}});
+}
+
+// Under arrivals_mutex_.
+void OutputChecks::begin_if_ready(const PendingCheck& check, const json& expected) {
+  if (check.baseline_id.empty()) return start(check.got, expected, check.stress_baseline, check.stress_allowance);
+  const auto base = arrived_.find(check.baseline_id);
+  if (base == arrived_.end()) return;
+  enqueue(key_against(check.got, expected, check.baseline_id, check.stress_allowance),
+          Job{check.got, expected, std::nullopt, check.stress_allowance, {}, check.baseline_id, base->second});
+}
+
 void OutputChecks::arrived(const std::string& id, const json& outputs) {
   std::lock_guard lock(arrivals_mutex_);
   arrived_[id] = outputs;
-  if (const auto p = pending_.find(id); p != pending_.end())
-    start(p->second.got, outputs, p->second.stress_baseline, p->second.stress_allowance);
+  for (const auto& [pending_id, check] : pending_) {
+    if (pending_id == id) begin_if_ready(check, outputs);
+    else if (check.baseline_id == id)  // the baseline came after the output it is a baseline for
+      if (const auto own = arrived_.find(pending_id); own != arrived_.end()) begin_if_ready(check, own->second);
+  }
 }
 
 void OutputChecks::expect(std::map<std::string, PendingCheck> pending) {
   std::lock_guard lock(arrivals_mutex_);
   for (auto& [id, check] : pending) {
-    if (const auto a = arrived_.find(id); a != arrived_.end())
-      start(check.got, a->second, check.stress_baseline, check.stress_allowance);
+    if (const auto a = arrived_.find(id); a != arrived_.end()) begin_if_ready(check, a->second);
     pending_[id] = std::move(check);
   }
 }
@@ -92,17 +125,33 @@ OutputCheck OutputChecks::check(const json& got, const json& expected, std::opti
     if (it != results_.end()) started = it->second, ++reused_count_;
   }
   if (started.valid()) return started.get();
-  return run(Job{got, expected, stress_baseline, stress_allowance, {}});
+  return run(Job{got, expected, stress_baseline, stress_allowance, {}, {}, {}});
+}
+
+OutputCheck OutputChecks::check_against(const json& got, const json& expected, const std::string& baseline_id,
+                                        const json& baseline, double stress_allowance) {
+  std::shared_future<OutputCheck> started;
+  {
+    std::lock_guard lock(mutex_);
+    const auto it = results_.find(key_against(got, expected, baseline_id, stress_allowance));
+    if (it != results_.end()) started = it->second, ++reused_count_;
+  }
+  if (started.valid()) return started.get();
+  return run(Job{got, expected, std::nullopt, stress_allowance, {}, baseline_id, baseline});
 }
 
 std::map<std::string, PendingCheck> case_check(const RunPlan& plan, int graded_shapes, int shape, int c,
                                               const json& got) {
-  if (shape < graded_shapes && c >= 0 && c < static_cast<int>(plan.cases.size()) &&
-      plan.cases[static_cast<std::size_t>(c)].kind != "stress")
-    return {{correctness_case_id(shape, c), {got, std::nullopt, plan.stress_allowance}}};
-  if (shape >= graded_shapes && c == 0)  // an off-grid shape's one call
-    return {{correctness_case_id(shape, c), {got, std::nullopt, 0.0}}};
-  return {};
+  if (c < 0) return {};
+  const std::string id = correctness_case_id(shape, c);
+  if (shape >= graded_shapes) return c == 0 ? std::map<std::string, PendingCheck>{{id, {got, std::nullopt, 0.0, {}}}}
+                                            : std::map<std::string, PendingCheck>{};  // an off-grid shape's one call
+  // A stress case (judge_case) or a distribution probe (judge_probe_call):
+  // against the magnitude of the shape's first case's expected output.
+  const bool graded = c < static_cast<int>(plan.cases.size());
+  if (!graded || plan.cases[static_cast<std::size_t>(c)].kind == "stress")
+    return {{id, {got, std::nullopt, plan.stress_allowance, correctness_case_id(shape, 0)}}};
+  return {{id, {got, std::nullopt, plan.stress_allowance, {}}}};
 }
 
 std::map<std::string, PendingCheck> sample_checks(int shape, const std::string& mode, const json& samples,
@@ -110,7 +159,7 @@ std::map<std::string, PendingCheck> sample_checks(int shape, const std::string& 
   std::map<std::string, PendingCheck> pending;
   for (const auto& s : samples)
     if (s.is_object() && valid_entries(s.value("outputs", json()), xfer, "out"))
-      pending[timed_sample_id(shape, mode, s.value("call", 0))] = {s["outputs"], std::nullopt, 0};
+      pending[timed_sample_id(shape, mode, s.value("call", 0))] = {s["outputs"], std::nullopt, 0, {}};
   return pending;
 }
 

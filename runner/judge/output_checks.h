@@ -27,10 +27,14 @@
 namespace kaudit::run {
 
 // What a check needs of the submission's side, besides the expected output.
+// A numeric-stress case or a distribution probe is measured against its
+// shape's first seed case (`baseline_id`, that case's expected-output job):
+// it begins once both expected outputs are in.
 struct PendingCheck {
   nlohmann::json got;
   std::optional<double> stress_baseline;
   double stress_allowance = 0;
+  std::string baseline_id;
 };
 
 class OutputChecks {
@@ -47,6 +51,11 @@ class OutputChecks {
   // for), else made now on this thread.
   OutputCheck check(const nlohmann::json& got, const nlohmann::json& expected, std::optional<double> stress_baseline,
                     double stress_allowance);
+  // The same for a check whose stress baseline is the magnitude of the
+  // expected output `baseline_id` (`baseline`: its entries, null when it
+  // never came): measured once, by whichever thread needs it first.
+  OutputCheck check_against(const nlohmann::json& got, const nlohmann::json& expected, const std::string& baseline_id,
+                            const nlohmann::json& baseline, double stress_allowance);
   // An expected output came in (by its job id): its check begins now if
   // the submission's side of it is known (expect), else once it is.
   void arrived(const std::string& id, const nlohmann::json& outputs);
@@ -66,9 +75,16 @@ class OutputChecks {
     std::optional<double> stress_baseline;
     double stress_allowance = 0;
     std::promise<OutputCheck> result;
+    std::string baseline_id;  // the baseline is this expected output's magnitude (`baseline`)
+    nlohmann::json baseline;
   };
-  OutputCheck run(const Job& job) const;
+  OutputCheck run(const Job& job);
   void work();
+  void enqueue(const std::string& key, Job job);
+  // A pending check whose expected output (and baseline, if it has one) came in begins.
+  void begin_if_ready(const PendingCheck& check, const nlohmann::json& expected);
+  // The magnitude of expected output `id` (0 where it cannot be read), once.
+  double magnitude_of(const std::string& id, const nlohmann::json& entries);
 
   const std::filesystem::path xfer_;
   const ToleranceTable tolerances_;
@@ -84,18 +100,19 @@ class OutputChecks {
   std::mutex arrivals_mutex_;
   std::map<std::string, PendingCheck> pending_;
   std::map<std::string, nlohmann::json> arrived_;
+  std::mutex magnitudes_mutex_;
+  std::map<std::string, double> magnitudes_;  // by expected-output id
 };
 
 // A check the judgement will make, by the expected output's job id, that can
-// begin as soon as that output comes in: each seed case of a graded shape
-// (judge_correctness), each sampled timed call (judge_timing) and each
-// off-grid probe shape's call (judge_input_probes), with the arguments they
-// pass. A stress case or a distribution probe needs its seed case's output
-// first: those are made when judged.
+// begin as soon as that output comes in: each correctness case of a graded
+// shape (judge_correctness), each sampled timed call (judge_timing) and each
+// input probe's call (judge_input_probes), with the arguments they pass. A
+// stress case or a distribution probe begins once its shape's first seed
+// case's output is in too.
 std::map<std::string, PendingCheck> checks_to_start(const RunPlan& plan, const SubmissionReport& report,
                                                    int graded_shapes, const std::filesystem::path& xfer);
-// The same for one correctness call (nothing for a stress case or a
-// distribution probe) ...
+// The same for one correctness call ...
 std::map<std::string, PendingCheck> case_check(const RunPlan& plan, int graded_shapes, int shape, int c,
                                               const nlohmann::json& got);
 // ... and for one timing mode's samples.

@@ -315,7 +315,7 @@ RunResult run_protocol(const RunOptions& o) {
   if (handed_files_intact(ws, sub, result) && !ref.died_before_answering()) {
     result.all_correct = true;
     const auto shape_correct =
-        judge_correctness(plan, sub.report(), expected, ref.habits(), ref.shapes(), ws.xfer(), checks, result);
+        judge_correctness(plan, sub.report(), expected, ref.habits(), ref.shapes(), checks, result);
     judge_timing(plan, sub.report(), expected, ref.habits(), shape_correct, ref.shapes(), hw, ws.xfer(), checks,
                  result);
     // Reported apart from the graded correctness; judged only where it passed.

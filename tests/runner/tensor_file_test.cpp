@@ -648,8 +648,8 @@ TEST(OutputChecks, OutputsThatCameInEarlyBeginTheirChecksOnceTheSubmissionsSideI
   checks.arrived("t_s0_fresh_3", entries("exp_b"));
   EXPECT_EQ(checks.started(), 0) << "nothing to hold them against yet";
   std::map<std::string, PendingCheck> pending;
-  pending["c_s0_c0"] = PendingCheck{entries("out_a"), std::nullopt, 0};
-  pending["c_s1_c0"] = PendingCheck{entries("out_c"), std::nullopt, 0};
+  pending["c_s0_c0"] = PendingCheck{entries("out_a"), std::nullopt, 0, {}};
+  pending["c_s1_c0"] = PendingCheck{entries("out_c"), std::nullopt, 0, {}};
   checks.expect(pending);
   EXPECT_EQ(checks.started(), 1) << "the case that came in early; the sample has no check waiting";
   checks.arrived("c_s1_c0", entries("exp_c"));
@@ -668,8 +668,8 @@ TEST(OutputChecks, ChecksAskedCallByCallAddUpAndBeginOnce) {
   tol.all = Tolerance{0.01, 0.01};
   OutputChecks checks(dir, tol, NearMissAllowance{});
   auto entries = [](const std::string& name) { return nlohmann::json::array({{{"file", name}}}); };
-  const std::map<std::string, PendingCheck> first = {{"c_s0_c0", PendingCheck{entries("out_a"), std::nullopt, 0}}};
-  const std::map<std::string, PendingCheck> second = {{"c_s0_c1", PendingCheck{entries("out_b"), std::nullopt, 0}}};
+  const std::map<std::string, PendingCheck> first = {{"c_s0_c0", PendingCheck{entries("out_a"), std::nullopt, 0, {}}}};
+  const std::map<std::string, PendingCheck> second = {{"c_s0_c1", PendingCheck{entries("out_b"), std::nullopt, 0, {}}}};
   checks.expect(first);
   checks.arrived("c_s0_c1", entries("exp_b"));
   EXPECT_EQ(checks.started(), 0);
@@ -681,6 +681,41 @@ TEST(OutputChecks, ChecksAskedCallByCallAddUpAndBeginOnce) {
   whole.insert(second.begin(), second.end());
   checks.expect(whole);
   EXPECT_EQ(checks.started(), 2) << "asked again after the exit: begun once";
+}
+
+// A stress case is checked against the magnitude of its shape's first case's
+// expected output: it begins once both outputs are in, whichever comes last,
+// and the judgement reads back the very result it would make (MoE's stress
+// checks were all made after the reference's last answer, 5.7 to 6.7 s).
+TEST(OutputChecks, AStressCheckBeginsOnceItsBaselineIsInToo) {
+  const fs::path dir = fs::temp_directory_path();
+  auto file = [](const std::vector<float>& v) {
+    const auto t = make<float>("float32", {static_cast<std::int64_t>(v.size())}, v);
+    return nlohmann::json::array({{{"file", write_file(header_of(t), body_of(t)).filename().string()}}});
+  };
+  // The reference's outputs: 1 at the seed case, 100 at the scaled one; the
+  // submission is 1.5 off there, inside the tolerance only once it grows 100x.
+  const nlohmann::json base = file({1.0f, -1.0f}), want = file({100.0f, -100.0f}), got = file({101.5f, -100.0f});
+  ToleranceTable tol;
+  tol.all = Tolerance{0.02, 0.0};
+  const double allowance = 0.0;
+  OutputChecks checks(dir, tol, NearMissAllowance{});
+  checks.expect({{"c_s0_c4", PendingCheck{got, std::nullopt, allowance, "c_s0_c0"}}});
+  checks.arrived("c_s0_c4", want);
+  EXPECT_EQ(checks.started(), 0) << "its baseline is not in yet";
+  checks.arrived("c_s0_c0", base);
+  EXPECT_EQ(checks.started(), 1) << "both are in";
+  const OutputCheck early = checks.check_against(got, want, "c_s0_c0", base, allowance);
+  EXPECT_EQ(checks.reused(), 1);
+  EXPECT_EQ(early.status, "passed") << early.reason;
+  EXPECT_DOUBLE_EQ(early.atol, 0.02 * 100);
+  const OutputCheck direct = check_outputs(got, want, dir, tol, 1.0, allowance, NearMissAllowance{});
+  EXPECT_EQ(direct.status, early.status);
+  EXPECT_DOUBLE_EQ(direct.atol, early.atol);
+  // Without its baseline (the seed case never came): the tolerance stays, and the check fails.
+  OutputChecks alone(dir, tol, NearMissAllowance{});
+  EXPECT_EQ(alone.check_against(got, want, "c_s0_c0", nlohmann::json(), allowance).status, "failed");
+  for (const auto& f : {base, want, got}) fs::remove(dir / f[0]["file"].get<std::string>());
 }
 
 // The jobs asked beside the calls are the very jobs, by id and content, that
