@@ -205,6 +205,21 @@ json seeded_sample_job(int shape, const std::string& mode, const json& sample,
 
 }  // namespace
 
+bool on_first_case_inputs(const json& sample, int shape, const std::map<std::pair<int, int>, json>& inputs) {
+  const auto first = inputs.find({shape, 0});
+  return sample.is_object() && !sample.contains("seed") && sample.contains("inputs") && first != inputs.end() &&
+         sample["inputs"] == first->second;
+}
+
+void alias_first_case_samples(const SubmissionReport& report, const std::map<std::pair<int, int>, json>& inputs,
+                              std::map<std::string, json>& expected) {
+  for (const auto& [key, t] : report.timings)
+    for (const auto& s : t.value("samples", json::array()))
+      if (on_first_case_inputs(s, key.first, inputs))
+        if (const auto first = expected.find(correctness_case_id(key.first, 0)); first != expected.end())
+          expected[timed_sample_id(key.first, key.second, s.value("call", 0))] = first->second;
+}
+
 json expected_output_jobs(const SubmissionReport& report, const std::map<std::pair<int, int>, json>& inputs,
                           const fs::path& xfer) {
   json jobs = json::array();
@@ -213,7 +228,8 @@ json expected_output_jobs(const SubmissionReport& report, const std::map<std::pa
     for (const auto& s : t.value("samples", json::array())) {
       if (s.contains("seed")) {
         jobs.push_back(seeded_sample_job(key.first, key.second, s, inputs));
-      } else if (s.contains("inputs") && valid_entries(s["inputs"], xfer, "in|out")) {
+      } else if (s.contains("inputs") && !on_first_case_inputs(s, key.first, inputs) &&
+                 valid_entries(s["inputs"], xfer, "in|out")) {
         jobs.push_back({{"id", timed_sample_id(key.first, key.second, s.value("call", 0))},
                         {"shape", key.first},
                         {"inputs", s["inputs"]}});

@@ -82,12 +82,25 @@ void OutputChecks::begin_if_ready(const PendingCheck& check, const json& expecte
 
 void OutputChecks::arrived(const std::string& id, const json& outputs) {
   std::lock_guard lock(arrivals_mutex_);
+  arrive(id, outputs);
+  const auto [first, last] = aliases_.equal_range(id);
+  for (auto a = first; a != last; ++a) arrive(a->second, outputs);
+}
+
+// Under arrivals_mutex_.
+void OutputChecks::arrive(const std::string& id, const json& outputs) {
   arrived_[id] = outputs;
   for (const auto& [pending_id, check] : pending_) {
     if (pending_id == id) begin_if_ready(check, outputs);
     else if (check.baseline_id == id)  // the baseline came after the output it is a baseline for
       if (const auto own = arrived_.find(pending_id); own != arrived_.end()) begin_if_ready(check, own->second);
   }
+}
+
+void OutputChecks::alias(const std::string& id, const std::string& same_as) {
+  std::lock_guard lock(arrivals_mutex_);
+  aliases_.emplace(same_as, id);
+  if (const auto a = arrived_.find(same_as); a != arrived_.end()) arrive(id, json(a->second));
 }
 
 void OutputChecks::expect(std::map<std::string, PendingCheck> pending) {

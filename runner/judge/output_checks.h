@@ -59,6 +59,9 @@ class OutputChecks {
   // An expected output came in (by its job id): its check begins now if
   // the submission's side of it is known (expect), else once it is.
   void arrived(const std::string& id, const nlohmann::json& outputs);
+  // Job `id` is job `same_as` over again (a bench call's sample, on the first
+  // case's inputs): its expected output is that one's, as it comes in.
+  void alias(const std::string& id, const std::string& same_as);
   // Checks to begin as their expected outputs come in (checks_to_start,
   // case_check, sample_checks), added to those asked before; those whose
   // expected output came in already begin now. Called as each call's
@@ -83,6 +86,7 @@ class OutputChecks {
   void enqueue(const std::string& key, Job job);
   // A pending check whose expected output (and baseline, if it has one) came in begins.
   void begin_if_ready(const PendingCheck& check, const nlohmann::json& expected);
+  void arrive(const std::string& id, const nlohmann::json& outputs);  // arrived, aliases aside
   // The magnitude of expected output `id` (0 where it cannot be read), once.
   double magnitude_of(const std::string& id, const nlohmann::json& entries);
 
@@ -100,6 +104,7 @@ class OutputChecks {
   std::mutex arrivals_mutex_;
   std::map<std::string, PendingCheck> pending_;
   std::map<std::string, nlohmann::json> arrived_;
+  std::multimap<std::string, std::string> aliases_;  // same_as -> id (alias)
   std::mutex magnitudes_mutex_;
   std::map<std::string, double> magnitudes_;  // by expected-output id
 };

@@ -168,6 +168,9 @@ void begin_beside(const RunPlan& plan, const Workspace& ws, bool beside, int gra
   });
   sub.on_samples([&ws, &ref, &checks, &asked, beside](int shape, const std::string& mode, const json& samples) {
     if (beside) ask(ref, asked, seeded_sample_jobs(shape, mode, samples, ref.inputs()));
+    for (const auto& s : samples)
+      if (on_first_case_inputs(s, shape, ref.inputs()))
+        checks.alias(timed_sample_id(shape, mode, s.value("call", 0)), correctness_case_id(shape, 0));
     checks.expect(sample_checks(shape, mode, samples, ws.xfer()));
   });
 }
@@ -306,6 +309,7 @@ RunResult run_protocol(const RunOptions& o) {
   std::map<std::string, json> expected = ref.expected_outputs(last_jobs);
   if (!inputs_intact) expected.clear();  // what was computed beside answers another question
   else mark_reference_failures(plan, nshapes, ref, asked_beside, last_jobs, expected, result);
+  alias_first_case_samples(sub.report(), ref.inputs(), expected);
   ref.finish();
   hold_seeded_inputs(sub.report(), ref.input_digests(), expected);
 

@@ -718,6 +718,38 @@ TEST(OutputChecks, AStressCheckBeginsOnceItsBaselineIsInToo) {
   for (const auto& f : {base, want, got}) fs::remove(dir / f[0]["file"].get<std::string>());
 }
 
+// A bench call's sample names the first case's input files: the reference
+// does not compute that case's output again, the sample is checked against
+// it, and its check begins as that output comes in.
+TEST(ExpectedOutputJobs, ABenchSampleOnTheFirstCasesInputsIsThatCaseOverAgain) {
+  using nlohmann::json;
+  const json first = json::array({{{"file", "in/a_s0_c0_0"}}});
+  const std::map<std::pair<int, int>, json> inputs = {{{0, 0}, first}};
+  SubmissionReport report;
+  report.outputs[{0, 0}] = json::array({{{"file", "out/c0"}}});
+  const json samples = json::array({{{"call", 2}, {"inputs", first}, {"outputs", json::array({{{"file", "out/t2"}}})}}});
+  report.timings[{0, "bench"}] = {{"samples", samples}};
+  const json jobs = expected_output_jobs(report, inputs, fs::temp_directory_path());
+  ASSERT_EQ(jobs.size(), 1u) << jobs.dump();
+  EXPECT_EQ(jobs[0]["id"], correctness_case_id(0, 0));
+  std::map<std::string, json> expected = {{correctness_case_id(0, 0), json::array({{{"file", "exp/c0"}}})}};
+  alias_first_case_samples(report, inputs, expected);
+  EXPECT_EQ(expected[timed_sample_id(0, "bench", 2)], expected[correctness_case_id(0, 0)]);
+  ToleranceTable tol;
+  tol.all = Tolerance{0.01, 0.01};
+  const fs::path xfer = fs::temp_directory_path() / ("kaudit-alias-test-" + std::to_string(::getpid()));
+  fs::create_directories(xfer / "out");
+  std::ofstream(xfer / "out" / "t2") << "";  // a sample's output file, as the harness hands it over
+  OutputChecks checks(xfer, tol, NearMissAllowance{});
+  checks.alias(timed_sample_id(0, "bench", 2), correctness_case_id(0, 0));
+  checks.expect(sample_checks(0, "bench", samples, xfer));
+  ASSERT_EQ(sample_checks(0, "bench", samples, xfer).size(), 1u);
+  EXPECT_EQ(checks.started(), 0);
+  checks.arrived(correctness_case_id(0, 0), expected[correctness_case_id(0, 0)]);
+  EXPECT_EQ(checks.started(), 1) << "the sample's check, on the first case's expected output";
+  fs::remove_all(xfer);
+}
+
 // The jobs asked beside the calls are the very jobs, by id and content, that
 // the submission's report would ask for afterwards: none is computed twice,
 // and none differently.
