@@ -302,9 +302,8 @@ RunResult run_protocol(const RunOptions& o) {
   // asked beside the calls is asked now.
   json jobs = expected_output_jobs(sub.report(), ref.inputs(), ws.xfer());
   add_twin_jobs(jobs, ref.probes(), sub.report());
-  json last_jobs = not_asked(std::move(jobs), asked_beside);
   const bool inputs_intact = reference_inputs_intact(ws, input_seal, result);
-  if (!inputs_intact) last_jobs = json::array();
+  const json last_jobs = inputs_intact ? not_asked(std::move(jobs), asked_beside) : json::array();
   checks.expect(checks_to_start(plan, sub.report(), nshapes, ws.xfer()));
   std::map<std::string, json> expected = ref.expected_outputs(last_jobs);
   if (!inputs_intact) expected.clear();  // what was computed beside answers another question
