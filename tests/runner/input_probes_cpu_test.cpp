@@ -281,7 +281,9 @@ TEST(InputProbesCpu, InputsTheReferenceRefusesAreSkipped) {
   int stress_refused = 0;
   for (const auto& shape : r["correctness"])
     for (const auto& c : shape["cases"]) {
-      if (c["kind"] == "seed") EXPECT_EQ(c["status"], "passed") << c;
+      if (c["kind"] == "seed") {
+        EXPECT_EQ(c["status"], "passed") << c;
+      }
       stress_refused += c["kind"] == "stress" && refused(c);
     }
   EXPECT_EQ(stress_refused, 2) << "scale 100 on each shape: " << describe(r);
