@@ -26,7 +26,13 @@ class Tracer:
         if self.lib:
             self.lib.kaudit_tracer_flush()
 
+    @property
+    def active(self):
+        return self.lib is not None
+
     def finish(self):
-        """The end line the exit handler would write: os._exit skips it."""
+        """The end line the exit handler would write: os._exit skips it.
+        Nothing is traced after it, in the whole process."""
         if self.lib:
             self.lib.kaudit_tracer_finish()
+            self.lib = None
