@@ -119,9 +119,28 @@ double DeviceAccess::resume(DeviceTurns::Turn& turn) {
   return std::chrono::duration<double>(clock_type::now() - asked).count();
 }
 
+double DeviceAccess::hand_over_between_modes(DeviceTurns::Turn& turn, clock_type::time_point since,
+                                             clock_type::duration after) {
+  if (!shared_with_others_ || turn.kind() != DeviceTurns::Kind::exclusive || clock_type::now() - since < after ||
+      turns_->exclusive_waiting() + turns_->shared_waiting() == 0)
+    return 0;
+  turn.release();
+  {
+    std::lock_guard lock(mutex_);
+    ++handed_over_;
+  }
+  const auto asked = clock_type::now();
+  turn = take(DeviceTurns::Kind::exclusive);
+  return std::chrono::duration<double>(clock_type::now() - asked).count();
+}
+
 nlohmann::json DeviceAccess::turns_json() const {
   std::lock_guard lock(mutex_);
-  return {{"exclusive", exclusive_taken_}, {"shared", shared_taken_}, {"yields", yields_}, {"set_aside", set_aside_}};
+  return {{"exclusive", exclusive_taken_},
+          {"shared", shared_taken_},
+          {"yields", yields_},
+          {"set_aside", set_aside_},
+          {"handed_over", handed_over_}};
 }
 
 }  // namespace kaudit::run

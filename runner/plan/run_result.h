@@ -122,11 +122,21 @@ class DeviceAccess {
   bool shared_device() const { return shared_with_others_; }
   // Whether another run of the device waits for an exclusive turn now.
   bool others_waiting_to_time() const { return shared_with_others_ && turns_->exclusive_waiting() > 0; }
+  // Between two timing modes of a run that has held `turn` (exclusive)
+  // since `since`: once it has held it for `after` while another run of the
+  // device waits for any turn, the turn is given back and taken again behind
+  // those waiting. One submission's nine slow modes (thousands of kernels a
+  // call) held the device alone for 44 s while three runs waited to make
+  // their first calls. The seconds it waited; 0 when the turn was kept.
+  static constexpr std::chrono::seconds kHandOverAfter{5};
+  double hand_over_between_modes(DeviceTurns::Turn& turn, clock_type::time_point since,
+                                 clock_type::duration after = kHandOverAfter);
   double wait_seconds() const;
-  // {exclusive, shared, yields, set_aside}: the turns taken, how often a
-  // shared one was given back to a run waiting to time, and how often one
-  // was given back for file work. Each exclusive turn is a hand-over that
-  // waits for every other run's next yield point or set-aside.
+  // {exclusive, shared, yields, set_aside, handed_over}: the turns taken,
+  // how often a shared one was given back to a run waiting to time, how
+  // often one was given back for file work, and how often an exclusive one
+  // was given back between timing modes. Each exclusive turn is a hand-over
+  // that waits for every other run's next yield point or set-aside.
   nlohmann::json turns_json() const;
 
  private:
@@ -135,7 +145,7 @@ class DeviceAccess {
   const bool shared_with_others_;
   mutable std::mutex mutex_;  // the counts below
   double wait_s_ = 0;
-  int exclusive_taken_ = 0, shared_taken_ = 0, yields_ = 0, set_aside_ = 0;
+  int exclusive_taken_ = 0, shared_taken_ = 0, yields_ = 0, set_aside_ = 0, handed_over_ = 0;
 };
 
 }  // namespace kaudit::run

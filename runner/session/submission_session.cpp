@@ -299,7 +299,8 @@ double SubmissionSession::on_device_idle() {
 // calls whose outputs are checked are drawn now, known only to the runner.
 // The harness runs all its modes back to back: the exclusive turn is taken
 // once, at the first, and kept until the harness's next yield point (each
-// hand-over waits for every other run's next yield point).
+// hand-over waits for every other run's next yield point), unless it has
+// been held a while and other runs wait (DeviceAccess::hand_over_between_modes).
 double SubmissionSession::on_mode_start(const json& m) {
   const std::pair<int, std::string> key{m["shape"].get<int>(), m["mode"].get<std::string>()};
   const auto& modes = plan_.options.modes;
@@ -320,7 +321,11 @@ double SubmissionSession::on_mode_start(const json& m) {
     turn_.release();
     const auto asked = clock_type::now();
     turn_ = device_.take(DeviceTurns::Kind::exclusive);
-    phase_started_ += clock_type::now() - asked;  // the wait is device_wait_seconds
+    exclusive_since_ = clock_type::now();
+    phase_started_ += exclusive_since_ - asked;  // the wait is device_wait_seconds
+  } else if (const double waited = device_.hand_over_between_modes(turn_, exclusive_since_); waited > 0) {
+    exclusive_since_ = clock_type::now();
+    phase_started_ += std::chrono::duration_cast<clock_type::duration>(std::chrono::duration<double>(waited));
   }
   child_->send_line("go");
   return plan_.phase_s;

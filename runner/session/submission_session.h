@@ -131,6 +131,7 @@ class SubmissionSession {
   bool ready_ = false;
   clock_type::time_point started_, phase_started_;
   DeviceTurns::Turn turn_;   // shared for its calls; exclusive from its first timing mode to its next yield point
+  clock_type::time_point exclusive_since_;  // when turn_ was last taken exclusive
   double timeout_s_ = 0;     // the deadline in force, for the error message
   std::set<std::string> phases_seen_;  // each phase (with its shape and mode) once
   bool first_call_pending_ = false;  // the phase's first call, with the set-up budget, is still running

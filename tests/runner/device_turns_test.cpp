@@ -213,3 +213,43 @@ TEST(DeviceAccess, ASetAsideTurnLetsTimingInAndIsTakenAgainAtTheNextYieldPoint) 
   EXPECT_EQ(alone.resume(none), 0);
   EXPECT_EQ(alone.turns_json()["set_aside"], 0);
 }
+
+// A run whose timing modes are slow (thousands of kernels a call) hands its
+// exclusive turn over between two modes once it has held it a while and
+// other runs wait, then takes it again behind them (issue 27: on an H100 one
+// submission's nine modes held the device alone for 44 s while three runs
+// waited to make their first calls).
+TEST(DeviceAccess, AnExclusiveTurnHeldLongIsHandedOverBetweenModesWhileOthersWait) {
+  using kaudit::run::clock_type;
+  auto turns = std::make_shared<DeviceTurns>();
+  kaudit::run::DeviceAccess run(turns, true);
+  DeviceTurns::Turn mine = run.take(Kind::exclusive);
+  const auto since = clock_type::now();
+  EXPECT_EQ(run.hand_over_between_modes(mine, since, std::chrono::seconds(0)), 0) << "nobody waits";
+  EXPECT_EQ(mine.kind(), Kind::exclusive);
+  std::atomic<bool> other_ran{false};
+  std::thread other([&] {
+    DeviceTurns::Turn t = turns->shared();
+    other_ran = true;
+  });
+  while (turns->shared_waiting() == 0) std::this_thread::yield();
+  EXPECT_EQ(run.hand_over_between_modes(mine, since, std::chrono::hours(1)), 0) << "not held long enough";
+  EXPECT_FALSE(other_ran.load());
+  run.hand_over_between_modes(mine, since, std::chrono::seconds(0));
+  EXPECT_TRUE(other_ran.load()) << "the waiting run's shared turn came before the next mode";
+  EXPECT_EQ(mine.kind(), Kind::exclusive);
+  EXPECT_EQ(turns->try_shared().kind(), Kind::none) << "the next mode has the device alone again";
+  other.join();
+  EXPECT_EQ(run.turns_json()["handed_over"], 1) << run.turns_json().dump();
+  EXPECT_EQ(run.turns_json()["exclusive"], 2) << run.turns_json().dump();
+  // A run alone on its device (its own reference beside it) keeps its turn.
+  auto own = std::make_shared<DeviceTurns>();
+  kaudit::run::DeviceAccess alone(own, false);
+  DeviceTurns::Turn t = alone.take(Kind::exclusive);
+  std::thread reference([&] { DeviceTurns::Turn r = own->shared(); });
+  while (own->shared_waiting() == 0) std::this_thread::yield();
+  EXPECT_EQ(alone.hand_over_between_modes(t, since, std::chrono::seconds(0)), 0);
+  EXPECT_EQ(alone.turns_json()["handed_over"], 0);
+  t.release();
+  reference.join();
+}
