@@ -95,13 +95,16 @@ class Problem:
 
     def global_of(self, key):
         """The reference module's global a shape's key sets: its own name, else
-        the one global that is that name in capitals (upstream's paged attention
-        names its shapes' sizes batch, seq_len... and its globals BATCH, SEQ_LEN;
-        its check.py maps one to the other). Set by its own name, every graded
-        shape drew the default shape's inputs."""
-        if hasattr(self.ref, key) or not isinstance(key, str) or not hasattr(self.ref, key.upper()):
+        the one global that is that name in other case (upstream's paged
+        attention names its shapes' sizes batch, seq_len... and its globals
+        BATCH, SEQ_LEN; its check.py maps one to the other). Set by its own
+        name, every graded shape drew the default shape's inputs. Two globals
+        that differ only in case leave the key as it is: which is meant is not
+        known."""
+        if not isinstance(key, str) or hasattr(self.ref, key):
             return key
-        return key.upper()
+        same = [k for k in vars(self.ref) if not k.startswith("_") and k.lower() == key.lower()]
+        return same[0] if len(same) == 1 else key
 
     def make_model(self, cls):
         torch = self.torch

@@ -33,7 +33,6 @@ bool valid_entries(const json& list, const fs::path& xfer, std::string_view fold
   return std::all_of(list.begin(), list.end(), [&](const json& e) { return valid_entry(e, xfer, folders); });
 }
 
-
 // Largest finite |value| over the floating-point tensors of one call's outputs.
 double magnitude(const std::vector<TensorFile>& tensors) {
   double m = 0;
@@ -255,7 +254,6 @@ json seeded_sample_jobs(int shape, const std::string& mode, const json& samples,
 
 namespace {
 
-
 // An output check as a case records it: status and reason, the poison
 // left, and the numbers.
 void record_check(const OutputCheck& chk, evidence::CaseCheck& c) {
@@ -288,7 +286,7 @@ evidence::CaseCheck judge_case(const RunPlan& plan, const SubmissionReport& repo
     const bool stress = cc.kind == "stress";
     const OutputCheck chk = stress ? checks.check_against(got->second, want->second, correctness_case_id(i, 0),
                                                           first_case_output(i, expected), plan.stress_allowance)
-                                   : checks.check(got->second, want->second, std::nullopt, plan.stress_allowance);
+                                   : checks.check(got->second, want->second, plan.stress_allowance);
     record_check(chk, c);
     if (stress && chk.status != "skipped") c.check["atol"] = chk.atol;
     if (chk.status == "failed") why_failed = chk.reason;

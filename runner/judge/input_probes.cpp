@@ -251,7 +251,7 @@ evidence::ProbeCall judge_probe_call(const RunPlan& plan, const SubmissionReport
     // A distribution case against the magnitude of shape i's first graded case's output.
     const OutputCheck chk = distribution ? checks.check_against(got->second, want->second, correctness_case_id(i, 0),
                                                                 first_case_output(i, expected), plan.stress_allowance)
-                                         : checks.check(got->second, want->second, std::nullopt, 0.0);
+                                         : checks.check(got->second, want->second, 0.0);
     call.check = check_numbers(chk);
     if (distribution && chk.status != "skipped") call.check["atol"] = chk.atol;
     o.status = chk.status;

@@ -54,7 +54,7 @@ ModeTiming mode_timing(const RunPlan& plan, const SubmissionReport& report, cons
       samples_ok = false;
       wrong_share = 1;
     } else {
-      const OutputCheck chk = checks.check(s["outputs"], want->second, std::nullopt, 0);
+      const OutputCheck chk = checks.check(s["outputs"], want->second, 0);
       sd.update(output_check_json(chk));
       if (chk.status == "failed") {
         samples_ok = false;

@@ -9,12 +9,8 @@ namespace {
 
 // The arguments that decide a check (the run's folder, tolerances and
 // near-miss allowance are the object's own).
-std::string key_of(const json& got, const json& expected, std::optional<double> stress_baseline,
-                   double stress_allowance) {
-  return common::json_text(json{{"got", got},
-                                {"expected", expected},
-                                {"baseline", stress_baseline ? json(*stress_baseline) : json(nullptr)},
-                                {"allowance", stress_allowance}});
+std::string key_of(const json& got, const json& expected, double stress_allowance) {
+  return common::json_text(json{{"got", got}, {"expected", expected}, {"allowance", stress_allowance}});
 }
 
 }  // namespace
@@ -51,7 +47,7 @@ double OutputChecks::magnitude_of(const std::string& id, const json& entries) {
 
 OutputCheck OutputChecks::run(const Job& job) {
   const std::optional<double> baseline =
-      job.baseline_id.empty() ? job.stress_baseline : std::optional<double>(magnitude_of(job.baseline_id, job.baseline));
+      job.baseline_id.empty() ? std::nullopt : std::optional<double>(magnitude_of(job.baseline_id, job.baseline));
   return check_outputs(job.got, job.expected, xfer_, tolerances_, baseline, job.stress_allowance, near_miss_);
 }
 
@@ -65,19 +61,17 @@ void OutputChecks::enqueue(const std::string& key, Job job) {
   wake_.notify_one();
 }
 
-void OutputChecks::start(const json& got, const json& expected, std::optional<double> stress_baseline,
-                         double stress_allowance) {
-  enqueue(key_of(got, expected, stress_baseline, stress_allowance),
-          Job{got, expected, stress_baseline, stress_allowance, {}, {}, {}});
+void OutputChecks::start(const json& got, const json& expected, double stress_allowance) {
+  enqueue(key_of(got, expected, stress_allowance), Job{got, expected, stress_allowance, {}, {}, {}});
 }
 
 // Under arrivals_mutex_.
 void OutputChecks::begin_if_ready(const PendingCheck& check, const json& expected) {
-  if (check.baseline_id.empty()) return start(check.got, expected, check.stress_baseline, check.stress_allowance);
+  if (check.baseline_id.empty()) return start(check.got, expected, check.stress_allowance);
   const auto base = arrived_.find(check.baseline_id);
   if (base == arrived_.end()) return;
   enqueue(key_against(check.got, expected, check.baseline_id, check.stress_allowance),
-          Job{check.got, expected, std::nullopt, check.stress_allowance, {}, check.baseline_id, base->second});
+          Job{check.got, expected, check.stress_allowance, {}, check.baseline_id, base->second});
 }
 
 void OutputChecks::arrived(const std::string& id, const json& outputs) {
@@ -129,16 +123,15 @@ void OutputChecks::work() {
   }
 }
 
-OutputCheck OutputChecks::check(const json& got, const json& expected, std::optional<double> stress_baseline,
-                                double stress_allowance) {
+OutputCheck OutputChecks::check(const json& got, const json& expected, double stress_allowance) {
   std::shared_future<OutputCheck> started;
   {
     std::lock_guard lock(mutex_);
-    const auto it = results_.find(key_of(got, expected, stress_baseline, stress_allowance));
+    const auto it = results_.find(key_of(got, expected, stress_allowance));
     if (it != results_.end()) started = it->second, ++reused_count_;
   }
   if (started.valid()) return started.get();
-  return run(Job{got, expected, stress_baseline, stress_allowance, {}, {}, {}});
+  return run(Job{got, expected, stress_allowance, {}, {}, {}});
 }
 
 OutputCheck OutputChecks::check_against(const json& got, const json& expected, const std::string& baseline_id,
@@ -150,21 +143,21 @@ OutputCheck OutputChecks::check_against(const json& got, const json& expected, c
     if (it != results_.end()) started = it->second, ++reused_count_;
   }
   if (started.valid()) return started.get();
-  return run(Job{got, expected, std::nullopt, stress_allowance, {}, baseline_id, baseline});
+  return run(Job{got, expected, stress_allowance, {}, baseline_id, baseline});
 }
 
 std::map<std::string, PendingCheck> case_check(const RunPlan& plan, int graded_shapes, int shape, int c,
                                               const json& got) {
   if (c < 0) return {};
   const std::string id = correctness_case_id(shape, c);
-  if (shape >= graded_shapes) return c == 0 ? std::map<std::string, PendingCheck>{{id, {got, std::nullopt, 0.0, {}}}}
+  if (shape >= graded_shapes) return c == 0 ? std::map<std::string, PendingCheck>{{id, {got, 0.0, {}}}}
                                             : std::map<std::string, PendingCheck>{};  // an off-grid shape's one call
   // A stress case (judge_case) or a distribution probe (judge_probe_call):
   // against the magnitude of the shape's first case's expected output.
   const bool graded = c < static_cast<int>(plan.cases.size());
   if (!graded || plan.cases[static_cast<std::size_t>(c)].kind == "stress")
-    return {{id, {got, std::nullopt, plan.stress_allowance, correctness_case_id(shape, 0)}}};
-  return {{id, {got, std::nullopt, plan.stress_allowance, {}}}};
+    return {{id, {got, plan.stress_allowance, correctness_case_id(shape, 0)}}};
+  return {{id, {got, plan.stress_allowance, {}}}};
 }
 
 std::map<std::string, PendingCheck> sample_checks(int shape, const std::string& mode, const json& samples,
@@ -172,7 +165,7 @@ std::map<std::string, PendingCheck> sample_checks(int shape, const std::string& 
   std::map<std::string, PendingCheck> pending;
   for (const auto& s : samples)
     if (s.is_object() && valid_entries(s.value("outputs", json()), xfer, "out"))
-      pending[timed_sample_id(shape, mode, s.value("call", 0))] = {s["outputs"], std::nullopt, 0, {}};
+      pending[timed_sample_id(shape, mode, s.value("call", 0))] = {s["outputs"], 0, {}};
   return pending;
 }
 

@@ -32,7 +32,6 @@ namespace kaudit::run {
 // it begins once both expected outputs are in.
 struct PendingCheck {
   nlohmann::json got;
-  std::optional<double> stress_baseline;
   double stress_allowance = 0;
   std::string baseline_id;
 };
@@ -45,12 +44,10 @@ class OutputChecks {
   OutputChecks& operator=(const OutputChecks&) = delete;
 
   // Begins check_outputs(got, expected, ...) on the worker thread.
-  void start(const nlohmann::json& got, const nlohmann::json& expected, std::optional<double> stress_baseline,
-             double stress_allowance);
+  void start(const nlohmann::json& got, const nlohmann::json& expected, double stress_allowance);
   // check_outputs(got, expected, ...): the started check's result (waited
   // for), else made now on this thread.
-  OutputCheck check(const nlohmann::json& got, const nlohmann::json& expected, std::optional<double> stress_baseline,
-                    double stress_allowance);
+  OutputCheck check(const nlohmann::json& got, const nlohmann::json& expected, double stress_allowance);
   // The same for a check whose stress baseline is the magnitude of the
   // expected output `baseline_id` (`baseline`: its entries, null when it
   // never came): measured once, by whichever thread needs it first.
@@ -75,7 +72,6 @@ class OutputChecks {
  private:
   struct Job {
     nlohmann::json got, expected;
-    std::optional<double> stress_baseline;
     double stress_allowance = 0;
     std::promise<OutputCheck> result;
     std::string baseline_id;  // the baseline is this expected output's magnitude (`baseline`)

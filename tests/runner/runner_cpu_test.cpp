@@ -740,13 +740,24 @@ TEST(RunnerCpu, SamplesTheReferenceCannotAnswerAreSkippedNeverWrong) {
 // and its globals in capitals: each graded shape still draws its own inputs.
 // Before, every shape drew the default one, and a kernel written for that
 // size alone passed every shape.
-TEST(RunnerCpu, ShapeKeysSetTheGlobalsTheyNameInCapitals) {
+TEST(RunnerCpu, ShapeKeysSetTheGlobalsTheyNameInOtherCase) {
   SKIP_WITHOUT_TORCH();
   const json r = kaudit::run::run_submission(options("upper_globals", "upper_globals_default_only.py"));
   EXPECT_EQ(r["result"], "incorrect") << describe(r);
   ASSERT_EQ(r["correctness"].size(), 2u) << describe(r);
   EXPECT_TRUE(r["correctness"][0]["passed"].get<bool>()) << describe(r);
   EXPECT_FALSE(r["correctness"][1]["passed"].get<bool>()) << describe(r);
+  // The other way round too: keys in capitals, globals in lower case.
+  auto o = options("upper_globals", "upper_globals_default_only.py");
+  o.problem = problem_variant(
+      "upper_globals", "lower_globals",
+      {{"reference.py", std::regex_replace(std::regex_replace(problem_file("upper_globals", "reference.py"),
+                                                              std::regex("ROWS"), "rows"),
+                                           std::regex("COLS"), "cols")},
+       {"shapes.py", "SHAPES = [{\"ROWS\": 64, \"COLS\": 32}, {\"ROWS\": 96, \"COLS\": 48}]\n"}});
+  const json lower = kaudit::run::run_submission(o);
+  ASSERT_EQ(lower["correctness"].size(), 2u) << describe(lower);
+  EXPECT_FALSE(lower["correctness"][1]["passed"].get<bool>()) << "shape 1 drew the default inputs: " << describe(lower);
 }
 
 // A call that returns two reused tensors is one reused call: the message

@@ -603,22 +603,23 @@ TEST(OutputChecks, AStartedCheckIsReadBackAndGivesWhatAFreshCheckGives) {
   tol.all = Tolerance{0.01, 0.01};
   const NearMissAllowance near{1e-6, 0};
   OutputChecks checks(dir, tol, near);
-  checks.start(g, w, std::nullopt, 0);
-  checks.start(same, w, std::nullopt, 0);
-  checks.start(g, w, std::nullopt, 0);  // the same check again: begun once
+  checks.start(g, w, 0);
+  checks.start(same, w, 0);
+  checks.start(g, w, 0);  // the same check again: begun once
   EXPECT_EQ(checks.started(), 2);
-  const OutputCheck wrong = checks.check(g, w, std::nullopt, 0);
+  const OutputCheck wrong = checks.check(g, w, 0);
   const OutputCheck direct = check_outputs(g, w, dir, tol, std::nullopt, 0, near);
   EXPECT_EQ(wrong.status, "failed");
   EXPECT_EQ(wrong.status, direct.status);
   EXPECT_EQ(wrong.reason, direct.reason);
   EXPECT_EQ(wrong.mismatches, 1u);
-  EXPECT_EQ(checks.check(same, w, std::nullopt, 0).status, "passed");
+  EXPECT_EQ(checks.check(same, w, 0).status, "passed");
   EXPECT_EQ(checks.reused(), 2);
-  // Other arguments (a stress baseline) are another check, made now.
-  EXPECT_EQ(checks.check(g, w, 0.5, 1.0).status, "passed");  // within the stress allowance
+  // Other arguments (a stress baseline and its allowance) are another check, made now.
+  const nlohmann::json base = file(std::vector<float>(static_cast<std::size_t>(n), 0.5f));
+  EXPECT_EQ(checks.check_against(g, w, "c_s0_c0", base, 1.0).status, "passed");  // within the stress allowance
   EXPECT_EQ(checks.reused(), 2);
-  for (const auto& list : {g, w, same}) fs::remove(dir / list[0]["file"].get<std::string>());
+  for (const auto& list : {g, w, same, base}) fs::remove(dir / list[0]["file"].get<std::string>());
 }
 
 // A run that ends before the judgement reads its checks back (the reference
@@ -630,7 +631,7 @@ TEST(OutputChecks, ChecksNotReadBackEndWithTheRun) {
   OutputChecks checks(dir, tol, NearMissAllowance{});
   for (int k = 0; k < 50; ++k)  // files that do not exist: each check fails as unreadable
     checks.start(nlohmann::json::array({{{"file", "missing_" + std::to_string(k)}}}),
-                 nlohmann::json::array({{{"file", "missing_ref"}}}), std::nullopt, 0);
+                 nlohmann::json::array({{{"file", "missing_ref"}}}), 0);
   EXPECT_EQ(checks.started(), 50);
 }
 
@@ -648,8 +649,8 @@ TEST(OutputChecks, OutputsThatCameInEarlyBeginTheirChecksOnceTheSubmissionsSideI
   checks.arrived("t_s0_fresh_3", entries("exp_b"));
   EXPECT_EQ(checks.started(), 0) << "nothing to hold them against yet";
   std::map<std::string, PendingCheck> pending;
-  pending["c_s0_c0"] = PendingCheck{entries("out_a"), std::nullopt, 0, {}};
-  pending["c_s1_c0"] = PendingCheck{entries("out_c"), std::nullopt, 0, {}};
+  pending["c_s0_c0"] = PendingCheck{entries("out_a"), 0, {}};
+  pending["c_s1_c0"] = PendingCheck{entries("out_c"), 0, {}};
   checks.expect(pending);
   EXPECT_EQ(checks.started(), 1) << "the case that came in early; the sample has no check waiting";
   checks.arrived("c_s1_c0", entries("exp_c"));
@@ -668,8 +669,8 @@ TEST(OutputChecks, ChecksAskedCallByCallAddUpAndBeginOnce) {
   tol.all = Tolerance{0.01, 0.01};
   OutputChecks checks(dir, tol, NearMissAllowance{});
   auto entries = [](const std::string& name) { return nlohmann::json::array({{{"file", name}}}); };
-  const std::map<std::string, PendingCheck> first = {{"c_s0_c0", PendingCheck{entries("out_a"), std::nullopt, 0, {}}}};
-  const std::map<std::string, PendingCheck> second = {{"c_s0_c1", PendingCheck{entries("out_b"), std::nullopt, 0, {}}}};
+  const std::map<std::string, PendingCheck> first = {{"c_s0_c0", PendingCheck{entries("out_a"), 0, {}}}};
+  const std::map<std::string, PendingCheck> second = {{"c_s0_c1", PendingCheck{entries("out_b"), 0, {}}}};
   checks.expect(first);
   checks.arrived("c_s0_c1", entries("exp_b"));
   EXPECT_EQ(checks.started(), 0);
@@ -700,7 +701,7 @@ TEST(OutputChecks, AStressCheckBeginsOnceItsBaselineIsInToo) {
   tol.all = Tolerance{0.02, 0.0};
   const double allowance = 0.0;
   OutputChecks checks(dir, tol, NearMissAllowance{});
-  checks.expect({{"c_s0_c4", PendingCheck{got, std::nullopt, allowance, "c_s0_c0"}}});
+  checks.expect({{"c_s0_c4", PendingCheck{got, allowance, "c_s0_c0"}}});
   checks.arrived("c_s0_c4", want);
   EXPECT_EQ(checks.started(), 0) << "its baseline is not in yet";
   checks.arrived("c_s0_c0", base);
