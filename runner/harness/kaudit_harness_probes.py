@@ -2,7 +2,7 @@
 and the input ends (runner/judge/input_probes.h)."""
 import math
 import os
-from kaudit_harness_protocol import CONFIG, device_idle, device_turn, send
+from kaudit_harness_protocol import CONFIG, device_idle, send
 from kaudit_harness_tensors import (clone_tensor, host_values, input_spans, returned, same_values, shares_storage,
     tensor_bytes, write_values)
 
@@ -76,10 +76,10 @@ def reference_outputs(torch, problem, inputs):
     return returned(model(*[v.clone() if isinstance(v, torch.Tensor) else v for v in inputs]))
 
 
-def try_shape(torch, problem, values, seed, base_shapes, base_finite):
+def try_shape(torch, problem, values, seed, base_shapes, base_finite, turn):
     """Appends `values` as a shape and runs the reference on it: (inputs, None)
     when it accepts it, else (None, why) with the shape taken off again."""
-    device_turn()
+    turn()
     problem.shapes.append(values)
     why = None
     try:
@@ -97,7 +97,7 @@ def try_shape(torch, problem, values, seed, base_shapes, base_finite):
     return inputs, None
 
 
-def off_grid_shapes(torch, problem, token, inputs_dir, seed, budget):
+def off_grid_shapes(torch, problem, token, inputs_dir, seed, budget, turn):
     """Each size of the smallest graded shape moved to an aligned and then an
     unaligned neighbour, one at a time, while the reference accepts the shape
     and the budget lasts; the others reported with what was tried."""
@@ -105,7 +105,7 @@ def off_grid_shapes(torch, problem, token, inputs_dir, seed, budget):
     base = min(range(len(graded)), key=lambda i: prod(size_dims(problem, i).values()))
     dims = size_dims(problem, base)
     problem.apply_shape(base)
-    device_turn()
+    turn()
     base_inputs = problem.gen_inputs(seed)
     base_shapes = input_shapes(torch, base_inputs)
     try:
@@ -126,7 +126,7 @@ def off_grid_shapes(torch, problem, token, inputs_dir, seed, budget):
                 if values in graded:
                     continue
                 tried[dim].append(size)
-                inputs, reason = try_shape(torch, problem, values, seed, base_shapes, base_finite)
+                inputs, reason = try_shape(torch, problem, values, seed, base_shapes, base_finite, turn)
                 if reason == NOT_A_SIZE:
                     done.add(dim)
                     why[dim] = reason
@@ -403,12 +403,12 @@ def send_probe_case(torch, i, j, inputs, name, token, inputs_dir):
          inputs=write_values(torch, inputs, os.path.join(inputs_dir, "%s_s%d_c%d_" % (token, i, j))))
 
 
-def input_end_cases(torch, problem, token, inputs_dir, seed, next_case):
+def input_end_cases(torch, problem, token, inputs_dir, seed, next_case, turn):
     """Each input's variants (input_variants) on the smallest graded shape."""
     graded = len(problem.shapes)
     base = min(range(graded), key=lambda i: prod(size_dims(problem, i).values()))
     problem.apply_shape(base)
-    device_turn()
+    turn()
     inputs = list(problem.gen_inputs(seed))
     if tensor_bytes(torch, inputs) > PROBE_INPUT_BYTES:
         send("probe_skipped", probe="distribution", shape=base, name=INPUT_ENDS, tried=[], skip="too-large",
@@ -434,11 +434,11 @@ def input_end_cases(torch, problem, token, inputs_dir, seed, next_case):
             continue
         j = len(CONFIG["cases"]) + next_case.get(base, 0)
         next_case[base] = next_case.get(base, 0) + 1
-        device_turn()  # the last case ended with device_idle; its twin and copies are GPU work
+        turn()  # the last case ended with device_idle; its twin and copies are GPU work
         send_probe_case(torch, base, j, inputs[:k] + [y] + inputs[k + 1:], name, token, inputs_dir)
 
 
-def distribution_cases(torch, problem, token, inputs_dir, seed, kinds, graded):
+def distribution_cases(torch, problem, token, inputs_dir, seed, kinds, graded, turn):
     """Each distribution on a graded shape, in turn (kind n on shape n mod the
     shape count, every shape at least once), then each input moved on its own
     (input-ends): cases after the graded ones."""
@@ -449,7 +449,7 @@ def distribution_cases(torch, problem, token, inputs_dir, seed, kinds, graded):
     for n in range(max(len(kinds), graded) if kinds else 0):
         i, kind = n % graded, kinds[n % len(kinds)]
         problem.apply_shape(i)
-        device_turn()
+        turn()
         inputs = problem.gen_inputs(seed + 1 + n)
         skip = None
         if tensor_bytes(torch, inputs) > PROBE_INPUT_BYTES:
@@ -467,7 +467,7 @@ def distribution_cases(torch, problem, token, inputs_dir, seed, kinds, graded):
         next_case[i] = next_case.get(i, 0) + 1
         send_probe_case(torch, i, j, inputs, kind, token, inputs_dir)
     if per_input:
-        input_end_cases(torch, problem, token, inputs_dir, seed + 1 + max(len(kinds), graded), next_case)
+        input_end_cases(torch, problem, token, inputs_dir, seed + 1 + max(len(kinds), graded), next_case, turn)
 
 
 def noisy_twin(torch, inputs):
@@ -496,7 +496,7 @@ def make_input_probes(torch, problem, token, inputs_dir, parts):
     if graded == 0:
         return
     distribution_cases(torch, problem, token, inputs_dir, request.get("seed", 1), request.get("distributions", []),
-                       graded)
+                       graded, parts.turn)
     if request.get("off_grid_shapes", 0) > 0:
         parts.start("off_grid")
-        off_grid_shapes(torch, problem, token, inputs_dir, request.get("seed", 1), request["off_grid_shapes"])
+        off_grid_shapes(torch, problem, token, inputs_dir, request.get("seed", 1), request["off_grid_shapes"], parts.turn)
