@@ -9,21 +9,10 @@ Run with an interpreter that has torch (Debian's /usr/bin/python3 with python3-t
 (skipped) without one."""
 import importlib.util
 import os
-import sys
 import unittest
 
-try:
-    import torch
-except ImportError:
-    print("SKIP: no torch for %s (apt-get install python3-torch)" % sys.executable)
-    sys.exit(77)
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "runner", "harness"))
-import kaudit_harness_probes as probes  # noqa: E402
-import kaudit_harness_seals as seals  # noqa: E402
-
-seals.bind_torch(torch)
+from harness_test_torch import HERE, torch
+import kaudit_harness_probes as probes
 
 UPSTREAM = os.environ.get("KAUDIT_UPSTREAM",
                           os.path.join(HERE, "..", "..", "..", "shared", "upstream", "kernelbench-hard", "problems-h100"))

@@ -3,24 +3,13 @@ row_ties of kaudit_harness_probes.py):
 the same bits as the whole-tensor forms they replace, and no tensor of the caller's changed.
 Run with an interpreter that has torch (Debian's /usr/bin/python3 with python3-torch); exits 77
 (skipped) without one."""
-import os
-import sys
 import tempfile
 import unittest
 
-try:
-    import torch
-except ImportError:
-    print("SKIP: no torch for %s (apt-get install python3-torch)" % sys.executable)
-    sys.exit(77)
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "runner", "harness"))
-import kaudit_harness_probes as probes  # noqa: E402
-import kaudit_harness_protocol as protocol  # noqa: E402
-import kaudit_harness_seals as seals  # noqa: E402
-import kaudit_harness_tensors as tensors  # noqa: E402
-
-seals.bind_torch(torch)
+from harness_test_torch import torch
+import kaudit_harness_probes as probes
+import kaudit_harness_protocol as protocol
+import kaudit_harness_tensors as tensors
 
 
 class InPieces(unittest.TestCase):
