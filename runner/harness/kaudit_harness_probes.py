@@ -17,7 +17,8 @@ def reference_habits(torch, problem, inputs):
     """Does the reference write into its inputs, or return one of them? A
     submission that does what the reference does is faithful to the problem
     (an in-place ReLU), not a cheat. Returns (indices of inputs it changed,
-    whether an output shares an input's storage)."""
+    whether an output shares an input's storage, its outputs in host memory
+    when it did neither, else None)."""
     model = problem.make_model(problem.ref.Model)
     before = [clone_tensor(torch, v) for v in inputs]
     out = model(*inputs)
@@ -25,7 +26,45 @@ def reference_habits(torch, problem, inputs):
                if isinstance(v, torch.Tensor) and not same_values(torch, [b], [v])]
     spans = input_spans(torch, inputs)
     aliased = any(isinstance(o, torch.Tensor) and o.numel() and shares_storage(torch, o, spans) for o in returned(out))
-    return changed, aliased
+    return changed, aliased, None if changed or aliased else host_values(returned(out))
+
+
+# Outputs the reference computed while it made the inputs (reference_habits
+# on a graded shape's first case, try_shape on an off-grid shape), kept in
+# host memory up to this many bytes in all: the expected-output job on those
+# very inputs is answered from them, not by calling the reference again (10
+# of the 60-odd calls of a run on four shapes; upstream's KDA reference, a
+# Python loop over time steps, takes 0.3 s a call).
+KNOWN_OUTPUT_BYTES = 256 << 20
+
+
+class KnownOutputs:
+    """The reference's outputs by the input files they came from (a case's
+    entries: each file, with the scale a stress case applies, or a value)."""
+
+    def __init__(self, torch):
+        self.torch, self.outputs, self.bytes = torch, {}, 0
+
+    @staticmethod
+    def key(shape, entries):
+        return (shape, tuple((e.get("file"), e.get("scale"), repr(e.get("value"))) for e in entries))
+
+    def keep(self, shape, entries, outputs):
+        """Outputs (host values) of the reference on the inputs `entries` name."""
+        size = 0 if outputs is None else tensor_bytes(self.torch, outputs)
+        if outputs is None or not entries or self.bytes + size > KNOWN_OUTPUT_BYTES:
+            return
+        self.outputs[self.key(shape, entries)] = outputs
+        self.bytes += size
+
+    def take(self, job):
+        """The kept outputs for a job on the same input files, once; else None."""
+        if "seed" in job or not job.get("inputs"):
+            return None
+        outputs = self.outputs.pop(self.key(job["shape"], job["inputs"]), None)
+        if outputs is not None:
+            self.bytes -= tensor_bytes(self.torch, outputs)
+        return outputs
 
 
 # Shapes near the graded ones and inputs from other distributions (issue 15,
@@ -77,8 +116,9 @@ def reference_outputs(torch, problem, inputs):
 
 
 def try_shape(torch, problem, values, seed, base_shapes, base_finite, turn):
-    """Appends `values` as a shape and runs the reference on it: (inputs, None)
-    when it accepts it, else (None, why) with the shape taken off again."""
+    """Appends `values` as a shape and runs the reference on it: (inputs, its
+    outputs in host memory, None) when it accepts it, else (None, None, why)
+    with the shape taken off again."""
     turn()
     problem.shapes.append(values)
     why = None
@@ -87,20 +127,23 @@ def try_shape(torch, problem, values, seed, base_shapes, base_finite, turn):
         inputs = problem.gen_inputs(seed)
         if input_shapes(torch, inputs) == base_shapes:
             why = NOT_A_SIZE
-        elif not all_finite(torch, reference_outputs(torch, problem, inputs)) and base_finite:
-            why = "the reference's output is not finite"
+        else:
+            outputs = reference_outputs(torch, problem, inputs)
+            if not all_finite(torch, outputs) and base_finite:
+                why = "the reference's output is not finite"
     except Exception as e:  # noqa: BLE001 - the reference refuses this shape
         why = "%s: %s" % (type(e).__name__, str(e)[:300])
     if why is not None:
         problem.shapes.pop()
-        return None, why
-    return inputs, None
+        return None, None, why
+    return inputs, host_values(outputs), None
 
 
-def off_grid_shapes(torch, problem, token, inputs_dir, seed, budget, turn):
+def off_grid_shapes(torch, problem, token, inputs_dir, seed, budget, turn, known):
     """Each size of the smallest graded shape moved to an aligned and then an
     unaligned neighbour, one at a time, while the reference accepts the shape
-    and the budget lasts; the others reported with what was tried."""
+    and the budget lasts; the others reported with what was tried. The
+    reference's outputs on each shape's inputs go to `known` (KnownOutputs)."""
     graded = [dict(s) for s in problem.shapes]
     base = min(range(len(graded)), key=lambda i: prod(size_dims(problem, i).values()))
     dims = size_dims(problem, base)
@@ -126,7 +169,7 @@ def off_grid_shapes(torch, problem, token, inputs_dir, seed, budget, turn):
                 if values in graded:
                     continue
                 tried[dim].append(size)
-                inputs, reason = try_shape(torch, problem, values, seed, base_shapes, base_finite, turn)
+                inputs, outputs, reason = try_shape(torch, problem, values, seed, base_shapes, base_finite, turn)
                 if reason == NOT_A_SIZE:
                     done.add(dim)
                     why[dim] = reason
@@ -137,8 +180,9 @@ def off_grid_shapes(torch, problem, token, inputs_dir, seed, budget, turn):
                 index = len(problem.shapes) - 1
                 send("probe_shape", shape=index, values=values, base=base, dim=dim, to=size, step=step,
                      **{"from": v})
-                send("case", shape=index, case=0, probe={"kind": "off-grid"},
-                     **off_grid_inputs(torch, problem, inputs, seed, os.path.join(inputs_dir, "%s_s%d_c0_" % (token, index))))
+                case = off_grid_inputs(torch, problem, inputs, seed, os.path.join(inputs_dir, "%s_s%d_c0_" % (token, index)))
+                known.keep(index, case["inputs"], outputs)
+                send("case", shape=index, case=0, probe={"kind": "off-grid"}, **case)
                 found[dim] += 1
                 accepted += 1
                 break
@@ -486,7 +530,7 @@ def noisy_twin(torch, inputs):
     return (out, noise) if noise else (None, 0.0)
 
 
-def make_input_probes(torch, problem, token, inputs_dir, parts):
+def make_input_probes(torch, problem, token, inputs_dir, parts, known):
     """The distribution cases, then the off-grid shapes; their time goes to
     `parts` (the reference's Parts) as "probes" and "off_grid": the latter are
     needed only by the submission's last calls, the former among its graded
@@ -499,4 +543,5 @@ def make_input_probes(torch, problem, token, inputs_dir, parts):
                        graded, parts.turn)
     if request.get("off_grid_shapes", 0) > 0:
         parts.start("off_grid")
-        off_grid_shapes(torch, problem, token, inputs_dir, request.get("seed", 1), request["off_grid_shapes"], parts.turn)
+        off_grid_shapes(torch, problem, token, inputs_dir, request.get("seed", 1), request["off_grid_shapes"], parts.turn,
+                        known)

@@ -6,7 +6,8 @@ from kaudit_harness_protocol import (_loads, _perf_counter, _token_hex, CONFIG, 
 from kaudit_harness_seals import T
 from kaudit_harness_tensors import (device_memory, host_values, inputs_digest, note_memory_phase, read_files,
     read_values, returned, same_values, tensor_bytes, write_values)
-from kaudit_harness_probes import HABIT_CHECK_BYTES, SEEDED_CASE_BYTES, make_input_probes, reference_habits
+from kaudit_harness_probes import (HABIT_CHECK_BYTES, SEEDED_CASE_BYTES, KnownOutputs, make_input_probes,
+    reference_habits)
 from kaudit_harness_problem import Problem
 from kaudit_harness_tracer import Tracer
 
@@ -79,6 +80,7 @@ def run_reference(torch):
     inputs_dir = os.path.join(CONFIG["xfer"], "in")
     expected_dir = os.path.join(CONFIG["xfer"], "exp")
     mutating_shapes = set()  # shapes whose reference writes into its inputs
+    known = KnownOutputs(torch)  # its outputs on inputs it ran on while making them
     parts = Parts()
     with torch.no_grad():
         for i in range(len(problem.shapes)):
@@ -110,9 +112,10 @@ def run_reference(torch):
                         send("reproducible", shape=i, reproducible=reproducible)
                         del again
                         by_seed = reproducible and tensor_bytes(torch, inputs) > CONFIG.get("seeded_case_bytes", SEEDED_CASE_BYTES)
+                    outputs = None  # the reference's on these inputs, where it changed none
                     if j == 0 and tensor_bytes(torch, inputs) <= HABIT_CHECK_BYTES:
                         parts.start("habits")
-                        changed, aliased = reference_habits(torch, problem, inputs)
+                        changed, aliased, outputs = reference_habits(torch, problem, inputs)
                         if changed:
                             mutating_shapes.add(i)
                         send("reference_habits", shape=i, changes_inputs=changed, aliases_input=aliased)
@@ -123,14 +126,15 @@ def run_reference(torch):
                     written[case["seed"]] = (
                         write_values(torch, inputs, os.path.join(inputs_dir, "%s_s%d_c%d_" % (token, i, j))),
                         scalable)
-                    del inputs
+                    known.keep(i, written[case["seed"]][0], outputs)
+                    del inputs, outputs
                 entries, scalable = written[case["seed"]]
                 if case["scale"] != 1.0:
                     entries = [dict(e, scale=case["scale"]) if s else e for e, s in zip(entries, scalable)]
                 send("case", shape=i, case=j, inputs=entries)
         note_memory_phase(torch, "inputs")
         parts.start("probes")
-        make_input_probes(torch, problem, token, inputs_dir, parts)
+        make_input_probes(torch, problem, token, inputs_dir, parts, known)
         note_memory_phase(torch, "probes")
     if CONFIG["device"] == "cuda":
         torch.cuda.empty_cache()
@@ -141,7 +145,7 @@ def run_reference(torch):
     # calls are over): their expected outputs go to exp/, which the
     # submission's process cannot see. Without it the runner sends one batch
     # once the submission is done: then nothing of them exists while it runs.
-    outputs = ExpectedOutputs(torch, problem, token, expected_dir, mutating_shapes)
+    outputs = ExpectedOutputs(torch, problem, token, expected_dir, mutating_shapes, known)
     while True:
         line = receive()
         if not line:
@@ -151,7 +155,7 @@ def run_reference(torch):
         parts = outputs.batch(jobs)
         if CONFIG["device"] == "cuda":
             torch.cuda.empty_cache()  # what the submission's calls beside it may need
-        send("expected_batch", jobs=len(jobs), parts=parts)
+        send("expected_batch", jobs=len(jobs), parts=parts, known=outputs.known_in_batch)
     note_memory_phase(torch, "expected")
     return {"device_memory": device_memory(torch)}
 
@@ -161,9 +165,11 @@ class ExpectedOutputs:
     announced one by one ("expected"); its model per shape carries over from
     one batch to the next."""
 
-    def __init__(self, torch, problem, token, expected_dir, mutating_shapes):
+    def __init__(self, torch, problem, token, expected_dir, mutating_shapes, known=None):
         self.torch, self.problem, self.token, self.expected_dir = torch, problem, token, expected_dir
         self.mutating_shapes = mutating_shapes  # shapes whose reference writes into its inputs
+        self.known = known or KnownOutputs(torch)  # outputs it computed while making the inputs
+        self.known_in_batch = 0  # the jobs of the last batch answered from them
         self.models = {}
         self.tracer = Tracer()  # the reference's own calls, marked in a traced run
         self.calls = 0  # each call's index in the trace
@@ -183,6 +189,7 @@ class ExpectedOutputs:
         jobs.sort(key=lambda job: (job["shape"], files_of(job)))
         cache, cached_files = {}, None
         parts = Parts()
+        self.known_in_batch = 0
         with torch.no_grad():
             for job in jobs:
                 # A reference that writes into its inputs gets them fresh from the files every job.
@@ -198,6 +205,19 @@ class ExpectedOutputs:
 
     def one(self, job, cache, parts):
         """One job's expected output, written and announced."""
+        outs, digest = self.known.take(job), {}
+        if outs is None:
+            outs, digest = self.compute(job, cache, parts)
+        else:
+            self.known_in_batch += 1
+        parts.start("write")
+        entries = write_values(self.torch, outs, os.path.join(self.expected_dir, "%s_%s_" % (self.token, job["id"])))
+        parts.stop()
+        send("expected", id=job["id"], outputs=entries, **digest)
+
+    def compute(self, job, cache, parts):
+        """The reference's outputs for one job, in host memory, and the
+        fingerprint of the inputs it drew for a seeded job."""
         torch, problem = self.torch, self.problem
         i = job["shape"]
         problem.apply_shape(i)
@@ -224,10 +244,7 @@ class ExpectedOutputs:
         outs = host_values(returned(got))
         del inputs, got
         device_idle()
-        parts.start("write")
-        entries = write_values(torch, outs, os.path.join(self.expected_dir, "%s_%s_" % (self.token, job["id"])))
-        parts.stop()
-        send("expected", id=job["id"], outputs=entries, **digest)
+        return outs, digest
 
     def begin_traced(self, i):
         """Marks this call in the reference's trace, while graded shape i has

@@ -98,8 +98,9 @@ const Schema& reference_events() {
       {"expected", {{"id", Type::string}, {"outputs", Type::entries}, {"inputs_digest", Type::string, false}}},
       // A job the reference raised on (its type and message); the batch goes on.
       {"expected_failed", {{"id", Type::string}, {"type", Type::string}, {"message", Type::string}}},
-      // A batch of check jobs is over: how many, and its seconds by part (read through measures_of()).
-      {"expected_batch", {{"jobs", Type::integer}, {"parts", Type::object, false}}},
+      // A batch of check jobs is over: how many, its seconds by part (read through measures_of()),
+      // and how many were answered from outputs the reference computed while making the inputs.
+      {"expected_batch", {{"jobs", Type::integer}, {"parts", Type::object, false}, {"known", Type::integer, false}}},
   };
   return s;
 }

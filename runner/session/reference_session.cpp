@@ -219,6 +219,7 @@ double ReferenceSession::on_batch_message(const json& m) {
   if (ev == "expected_batch") {
     batch_over_ = true;
     batch_parts_ = measures_of(m, "parts");
+    batch_known_ = m.value("known", 0);
     return -1;
   }
   if (ev == "turn" || ev == "device_idle" || ev == "error") return on_message(m);
@@ -232,11 +233,13 @@ bool ReferenceSession::run_batch(const json& jobs) {
   const auto since = clock_type::now();
   batch_over_ = false;
   batch_parts_.clear();
+  batch_known_ = 0;
   if (child_->send_line(check_cfg.string()))
     last_batch_ = drive(*child_, Speaker::reference, plan_.phase_s, [this](const json& m) { return on_batch_message(m); });
   turn_.release();
   json step = {{"phase", "expected outputs"}, {"jobs", jobs.size()}};
   if (!batch_parts_.empty()) step["parts"] = batch_parts_;
+  if (batch_known_ > 0) step["known"] = batch_known_;
   batch_phases_.push_back(result_.phase("reference", step, since));
   batch_failed_ = !batch_over_;
   return batch_over_;

@@ -124,6 +124,7 @@ class ReferenceSession {
   bool batch_over_ = false, batch_failed_ = false;
   Outcome last_batch_;
   std::map<std::string, double> batch_parts_;
+  int batch_known_ = 0;  // the batch's jobs answered from outputs computed while making the inputs
   std::vector<evidence::RunPhase> batch_phases_;
   std::map<std::string, nlohmann::json> expected_;
   std::map<std::string, std::string> failed_;  // expected_failed: id -> why

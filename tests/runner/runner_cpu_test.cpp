@@ -1119,6 +1119,38 @@ TEST(RunnerCpu, DoingWhatAnInPlaceReferenceDoesIsNoOffence) {
   EXPECT_EQ(r["correctness"][0]["cases"][0]["inputs_mutated"], json::array({0})) << "the fact stays recorded";
 }
 
+// The reference's outputs on inputs it ran on while making them (its habits
+// on a graded shape's first case, its acceptance of an off-grid shape) answer
+// those cases' expected-output jobs: 2 to 10 of its calls a run less, and the
+// checks are the ones its own calls would make. An in-place reference's
+// habits call changed its inputs, so its outputs there answer nothing.
+int known_jobs(const json& r) {
+  int known = 0;
+  for (const auto& p : r["phases"])
+    if (p["phase"] == "expected outputs") known += p.value("known", 0);
+  return known;
+}
+
+TEST(RunnerCpu, OutputsTheReferenceComputedWhileMakingInputsAnswerTheirJobs) {
+  SKIP_WITHOUT_TORCH();
+  const json r = kaudit::run::run_submission(options("linear_relu", "clean.py"));
+  EXPECT_EQ(r["result"], "correct") << describe(r);
+  EXPECT_EQ(ids(r), Ids{}) << describe(r);
+  const auto& off_grid = r["input_probes"]["off_grid"]["shapes"];
+  ASSERT_FALSE(off_grid.empty()) << r["input_probes"].dump();
+  for (const auto& shape : off_grid) EXPECT_EQ(shape["status"], "passed") << shape;
+  EXPECT_EQ(known_jobs(r), static_cast<int>(r["shapes"].size() + off_grid.size())) << r["phases"].dump();
+  // A wrong answer there would be seen: a submission right only at the
+  // graded shapes fails each off-grid shape the reference answered so.
+  const json narrow = kaudit::run::run_submission(options("linear_relu", "tile_table.py"));
+  EXPECT_GT(known_jobs(narrow), 0) << narrow["phases"].dump();
+  EXPECT_EQ(ids(narrow), Ids{"shape-hardcoded"}) << describe(narrow);
+  const json in_place = kaudit::run::run_submission(options("scale_inplace", "scale_inplace_like_reference.py"));
+  EXPECT_EQ(in_place["result"], "correct") << describe(in_place);
+  EXPECT_EQ(known_jobs(in_place), static_cast<int>(in_place["input_probes"]["off_grid"]["shapes"].size()))
+      << "no graded case answered from the habits call that changed its inputs: " << in_place["phases"].dump();
+}
+
 TEST(RunnerCpu, ChangedProblemFileIsFound) {
   SKIP_WITHOUT_TORCH();
   const json r = kaudit::run::run_submission(options("linear_relu", "change_problem_file.py"));
