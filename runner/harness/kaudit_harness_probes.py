@@ -18,7 +18,7 @@ def reference_habits(torch, problem, inputs):
     submission that does what the reference does is faithful to the problem
     (an in-place ReLU), not a cheat. Returns (indices of inputs it changed,
     whether an output shares an input's storage, its outputs in host memory
-    when it did neither, else None)."""
+    (kept_copy) when it did neither, else None)."""
     model = problem.make_model(problem.ref.Model)
     before = [clone_tensor(torch, v) for v in inputs]
     out = model(*inputs)
@@ -26,7 +26,7 @@ def reference_habits(torch, problem, inputs):
                if isinstance(v, torch.Tensor) and not same_values(torch, [b], [v])]
     spans = input_spans(torch, inputs)
     aliased = any(isinstance(o, torch.Tensor) and o.numel() and shares_storage(torch, o, spans) for o in returned(out))
-    return changed, aliased, None if changed or aliased else host_values(returned(out))
+    return changed, aliased, None if changed or aliased else kept_copy(torch, returned(out))
 
 
 # Outputs the reference computed while it made the inputs (reference_habits
@@ -36,6 +36,12 @@ def reference_habits(torch, problem, inputs):
 # of the 60-odd calls of a run on four shapes; upstream's KDA reference, a
 # Python loop over time steps, takes 0.3 s a call).
 KNOWN_OUTPUT_BYTES = 256 << 20
+
+
+def kept_copy(torch, outputs):
+    """Outputs copied to host memory for KnownOutputs (under the device's
+    turn, as every copy is), or None where they could never be kept."""
+    return host_values(outputs) if tensor_bytes(torch, outputs) <= KNOWN_OUTPUT_BYTES else None
 
 
 class KnownOutputs:
@@ -117,8 +123,8 @@ def reference_outputs(torch, problem, inputs):
 
 def try_shape(torch, problem, values, seed, base_shapes, base_finite, turn):
     """Appends `values` as a shape and runs the reference on it: (inputs, its
-    outputs in host memory, None) when it accepts it, else (None, None, why)
-    with the shape taken off again."""
+    outputs in host memory (kept_copy), None) when it accepts it, else (None,
+    None, why) with the shape taken off again."""
     turn()
     problem.shapes.append(values)
     why = None
@@ -136,7 +142,7 @@ def try_shape(torch, problem, values, seed, base_shapes, base_finite, turn):
     if why is not None:
         problem.shapes.pop()
         return None, None, why
-    return inputs, host_values(outputs), None
+    return inputs, kept_copy(torch, outputs), None
 
 
 def off_grid_shapes(torch, problem, token, inputs_dir, seed, budget, turn, known):

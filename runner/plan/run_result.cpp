@@ -119,11 +119,11 @@ double DeviceAccess::resume(DeviceTurns::Turn& turn) {
   return std::chrono::duration<double>(clock_type::now() - asked).count();
 }
 
-double DeviceAccess::hand_over_between_modes(DeviceTurns::Turn& turn, clock_type::time_point since,
-                                             clock_type::duration after) {
+std::optional<double> DeviceAccess::hand_over_between_modes(DeviceTurns::Turn& turn, clock_type::time_point since,
+                                                            clock_type::duration after) {
   if (!shared_with_others_ || turn.kind() != DeviceTurns::Kind::exclusive || clock_type::now() - since < after ||
       turns_->exclusive_waiting() + turns_->shared_waiting() == 0)
-    return 0;
+    return std::nullopt;
   turn.release();
   {
     std::lock_guard lock(mutex_);

@@ -127,10 +127,11 @@ class DeviceAccess {
   // device waits for any turn, the turn is given back and taken again behind
   // those waiting. One submission's nine slow modes (thousands of kernels a
   // call) held the device alone for 44 s while three runs waited to make
-  // their first calls. The seconds it waited; 0 when the turn was kept.
+  // their first calls. The seconds it waited to take it again; none when the
+  // turn was kept.
   static constexpr std::chrono::seconds kHandOverAfter{5};
-  double hand_over_between_modes(DeviceTurns::Turn& turn, clock_type::time_point since,
-                                 clock_type::duration after = kHandOverAfter);
+  std::optional<double> hand_over_between_modes(DeviceTurns::Turn& turn, clock_type::time_point since,
+                                                clock_type::duration after = kHandOverAfter);
   double wait_seconds() const;
   // {exclusive, shared, yields, set_aside, handed_over}: the turns taken,
   // how often a shared one was given back to a run waiting to time, how

@@ -323,9 +323,9 @@ double SubmissionSession::on_mode_start(const json& m) {
     turn_ = device_.take(DeviceTurns::Kind::exclusive);
     exclusive_since_ = clock_type::now();
     phase_started_ += exclusive_since_ - asked;  // the wait is device_wait_seconds
-  } else if (const double waited = device_.hand_over_between_modes(turn_, exclusive_since_); waited > 0) {
+  } else if (const auto waited = device_.hand_over_between_modes(turn_, exclusive_since_)) {
     exclusive_since_ = clock_type::now();
-    phase_started_ += std::chrono::duration_cast<clock_type::duration>(std::chrono::duration<double>(waited));
+    phase_started_ += std::chrono::duration_cast<clock_type::duration>(std::chrono::duration<double>(*waited));
   }
   child_->send_line("go");
   return plan_.phase_s;

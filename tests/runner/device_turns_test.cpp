@@ -225,7 +225,7 @@ TEST(DeviceAccess, AnExclusiveTurnHeldLongIsHandedOverBetweenModesWhileOthersWai
   kaudit::run::DeviceAccess run(turns, true);
   DeviceTurns::Turn mine = run.take(Kind::exclusive);
   const auto since = clock_type::now();
-  EXPECT_EQ(run.hand_over_between_modes(mine, since, std::chrono::seconds(0)), 0) << "nobody waits";
+  EXPECT_FALSE(run.hand_over_between_modes(mine, since, std::chrono::seconds(0))) << "nobody waits";
   EXPECT_EQ(mine.kind(), Kind::exclusive);
   std::atomic<bool> other_ran{false};
   std::thread other([&] {
@@ -233,9 +233,9 @@ TEST(DeviceAccess, AnExclusiveTurnHeldLongIsHandedOverBetweenModesWhileOthersWai
     other_ran = true;
   });
   while (turns->shared_waiting() == 0) std::this_thread::yield();
-  EXPECT_EQ(run.hand_over_between_modes(mine, since, std::chrono::hours(1)), 0) << "not held long enough";
+  EXPECT_FALSE(run.hand_over_between_modes(mine, since, std::chrono::hours(1))) << "not held long enough";
   EXPECT_FALSE(other_ran.load());
-  run.hand_over_between_modes(mine, since, std::chrono::seconds(0));
+  EXPECT_TRUE(run.hand_over_between_modes(mine, since, std::chrono::seconds(0)));
   EXPECT_TRUE(other_ran.load()) << "the waiting run's shared turn came before the next mode";
   EXPECT_EQ(mine.kind(), Kind::exclusive);
   EXPECT_EQ(turns->try_shared().kind(), Kind::none) << "the next mode has the device alone again";
@@ -248,7 +248,7 @@ TEST(DeviceAccess, AnExclusiveTurnHeldLongIsHandedOverBetweenModesWhileOthersWai
   DeviceTurns::Turn t = alone.take(Kind::exclusive);
   std::thread reference([&] { DeviceTurns::Turn r = own->shared(); });
   while (own->shared_waiting() == 0) std::this_thread::yield();
-  EXPECT_EQ(alone.hand_over_between_modes(t, since, std::chrono::seconds(0)), 0);
+  EXPECT_FALSE(alone.hand_over_between_modes(t, since, std::chrono::seconds(0)));
   EXPECT_EQ(alone.turns_json()["handed_over"], 0);
   t.release();
   reference.join();

@@ -645,6 +645,15 @@ TEST(RunnerCpu, ProcessesBeyondTheTaskLimitAreRefused) {
   EXPECT_GT(std::stoi(m[2]), 0) << err;
 }
 
+// linear_relu with `lines` run first in its get_inputs (indented by 4).
+static fs::path linear_relu_drawing_first(const std::string& name, const std::string& lines) {
+  const std::string reference = std::regex_replace(problem_file("linear_relu", "reference.py"),
+                                                   std::regex("def get_inputs\\(\\):\n"),
+                                                   "def get_inputs():\n    " + lines + "\n");
+  EXPECT_NE(reference.find(lines), std::string::npos) << reference;
+  return problem_variant("linear_relu", name, {{"reference.py", reference}});
+}
+
 // A reference too slow for the device: each case comes well within the
 // step limit, but all of them together would take minutes. The input
 // generation as a whole gets the set-up budget, and the run says so, rather
@@ -652,11 +661,7 @@ TEST(RunnerCpu, ProcessesBeyondTheTaskLimitAreRefused) {
 // held the README's main command for 236 s this way).
 TEST(RunnerCpu, ReferenceInputsThatOutlastTheSetupBudgetEndTheRun) {
   SKIP_WITHOUT_TORCH();
-  const std::string reference = std::regex_replace(problem_file("linear_relu", "reference.py"),
-                                                   std::regex("def get_inputs\\(\\):\n"),
-                                                   "def get_inputs():\n    import time\n    time.sleep(1.0)\n");
-  ASSERT_NE(reference.find("time.sleep(1.0)"), std::string::npos) << reference;
-  const fs::path problem = problem_variant("linear_relu", "slow_inputs", {{"reference.py", reference}});
+  const fs::path problem = linear_relu_drawing_first("slow_inputs", "import time\n    time.sleep(1.0)");
   auto o = options("linear_relu", "clean.py");
   o.problem = problem;
   o.setup_timeout_s = 6;
@@ -957,11 +962,7 @@ TEST(RunnerCpu, CacheOnIdentityIsWrongAfterRewrite) {
 // seed (all but the first correctness seed's draw), in both processes alike.
 TEST(RunnerCpu, AGeneratorThatIgnoresItsSeedStillGivesNewInputs) {
   SKIP_WITHOUT_TORCH();
-  const std::string reference = std::regex_replace(problem_file("linear_relu", "reference.py"),
-                                                   std::regex("def get_inputs\\(\\):\n"),
-                                                   "def get_inputs():\n    torch.manual_seed(0)\n");
-  ASSERT_NE(reference.find("manual_seed(0)"), std::string::npos) << reference;
-  const fs::path problem = problem_variant("linear_relu", "seedless", {{"reference.py", reference}});
+  const fs::path problem = linear_relu_drawing_first("seedless", "torch.manual_seed(0)");
   auto cached = options("linear_relu", "cache_identity.py");
   cached.problem = problem;
   const json r = kaudit::run::run_submission(cached);
@@ -1124,7 +1125,7 @@ TEST(RunnerCpu, DoingWhatAnInPlaceReferenceDoesIsNoOffence) {
 // those cases' expected-output jobs: 2 to 10 of its calls a run less, and the
 // checks are the ones its own calls would make. An in-place reference's
 // habits call changed its inputs, so its outputs there answer nothing.
-int known_jobs(const json& r) {
+static int known_jobs(const json& r) {
   int known = 0;
   for (const auto& p : r["phases"])
     if (p["phase"] == "expected outputs") known += p.value("known", 0);
