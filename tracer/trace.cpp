@@ -287,6 +287,7 @@ void note_losses(Process& p, const std::unordered_map<uint32_t, size_t>& records
 
 void join(Process& p, std::unordered_map<uint64_t, uint64_t>& clone_of) {
   std::unordered_map<uint32_t, const Launch*> by_corr;
+  by_corr.reserve(p.launches.size());
   for (const Launch& l : p.launches) by_corr[l.corr] = &l;
   // Nodes added to a graph explicitly (not captured) name their object;
   // give each such object a launcher of its own.
@@ -363,13 +364,17 @@ void join(Process& p, std::unordered_map<uint64_t, uint64_t>& clone_of) {
   note_losses(p, records_by_root);
 }
 
+// Records mostly arrive in order already: a sort of a million kernels moves
+// hundreds of megabytes, so it runs only where needed.
+template <typename T, typename Less>
+void stable_sort_unless_sorted(std::vector<T>& v, Less less) {
+  if (!std::is_sorted(v.begin(), v.end(), less)) std::stable_sort(v.begin(), v.end(), less);
+}
+
 void sort_by_time(Process& p) {
-  std::stable_sort(p.kernels.begin(), p.kernels.end(),
-                   [](const Kernel& a, const Kernel& b) { return a.start < b.start; });
-  std::stable_sort(p.transfers.begin(), p.transfers.end(),
-                   [](const Transfer& a, const Transfer& b) { return a.start < b.start; });
-  std::stable_sort(p.launches.begin(), p.launches.end(),
-                   [](const Launch& a, const Launch& b) { return a.corr < b.corr; });
+  stable_sort_unless_sorted(p.kernels, [](const Kernel& a, const Kernel& b) { return a.start < b.start; });
+  stable_sort_unless_sorted(p.transfers, [](const Transfer& a, const Transfer& b) { return a.start < b.start; });
+  stable_sort_unless_sorted(p.launches, [](const Launch& a, const Launch& b) { return a.corr < b.corr; });
 }
 
 }  // namespace
@@ -465,6 +470,11 @@ struct ParsedChunk {
 };
 
 void parse_chunk(std::string_view text, ParsedChunk& out) {
+  // Reserved, not touched: no list is copied as it grows.
+  const auto lines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1;
+  out.order.reserve(lines);
+  out.kernels.reserve(lines);
+  out.launches.reserve(lines);
   FlatLine flat;
   auto add = [&](ParsedChunk::Kind kind, std::size_t index) {
     out.order.emplace_back(kind, static_cast<uint32_t>(index));
@@ -539,11 +549,20 @@ Process load_journal(std::istream& in, const std::string& source, std::size_t ma
   // Past max_bytes the rest is left unread (the runner then finds calls
   // missing and calls the trace incomplete).
   std::string text;
-  std::vector<char> block(1 << 20);
-  while (text.size() < max_bytes) {
-    in.read(block.data(), static_cast<std::streamsize>(std::min(block.size(), max_bytes - text.size())));
-    if (in.gcount() <= 0) break;
-    text.append(block.data(), static_cast<std::size_t>(in.gcount()));
+  // Read into one allocation of the stream's size where it can be known.
+  if (const auto begin = in.tellg(); begin >= 0 && in.seekg(0, std::ios::end)) {
+    const auto size = static_cast<std::size_t>(in.tellg() - begin);
+    in.seekg(begin);
+    text.reserve(std::min(size, max_bytes) + 1);
+  }
+  in.clear();
+  while (text.size() < max_bytes && in.peek() != std::char_traits<char>::eof()) {
+    // Straight into the text: all of it at once where its size was known.
+    const std::size_t at = text.size();
+    text.resize(at + std::min(std::max<std::size_t>(text.capacity() - at, 1 << 20), max_bytes - at));
+    in.read(text.data() + at, static_cast<std::streamsize>(text.size() - at));
+    text.resize(at + static_cast<std::size_t>(std::max<std::streamsize>(in.gcount(), 0)));
+    if (text.size() == at) break;
   }
   const bool cut = in.good() && in.peek() != std::char_traits<char>::eof();
   if (cut) text.resize(text.rfind('\n') == std::string::npos ? 0 : text.rfind('\n') + 1);
@@ -551,7 +570,16 @@ Process load_journal(std::istream& in, const std::string& source, std::size_t ma
   // crash, or one the traced process wrote itself with fields of the wrong
   // type, is skipped and counted, never the end of the whole trace (which
   // would hide every finding it holds).
-  for (ParsedChunk& chunk : parse_journal_text(text)) {
+  std::vector<ParsedChunk> chunks = parse_journal_text(text);
+  std::string().swap(text);  // the chunks own what they read: a journal's text can be a gigabyte
+  std::size_t kernels = 0, launches = 0;
+  for (const ParsedChunk& chunk : chunks) {
+    kernels += chunk.kernels.size();
+    launches += chunk.launches.size();
+  }
+  p.kernels.reserve(kernels);
+  p.launches.reserve(launches);
+  for (ParsedChunk& chunk : chunks) {
     for (const auto& [kind, index] : chunk.order) {
       switch (kind) {
         case ParsedChunk::Kind::kernel: p.kernels.push_back(std::move(chunk.kernels[index])); break;

@@ -5,10 +5,12 @@
 // runtime launch with its nested driver launch, 40 kernel names with their
 // demangled forms. Read, summarised (with kda's rule pack, whose banned
 // kernel patterns every timed library kernel is checked against) and
-// exported (docs/performance.md). Run by hand:
+// exported (docs/performance.md); the journal's reading alone is timed too.
+// Run by hand:
 //   build/tests/bench/trace_summary_bench --benchmark_repetitions=3 --benchmark_report_aggregates_only=true
 #include "runner/judge/trace_summary.h"
 #include "rules/rule_pack.h"
+#include "tracer/trace.h"
 
 #include <benchmark/benchmark.h>
 
@@ -69,19 +71,38 @@ fs::path make_journal() {
   return dir;
 }
 
-void BM_SummarizeAndExportTrace(benchmark::State& state) {
-  const fs::path dir = make_journal();
-  const fs::path exported = dir / "export";
+// The journal is made once and shared by the benchmarks; removed at exit.
+const fs::path& journal_dir() {
+  static const struct Journal {
+    fs::path dir = make_journal();
+    ~Journal() { fs::remove_all(dir); }
+  } journal;
+  return journal.dir;
+}
+
+// Reading the journal alone: the part every run pays, export or not.
+void BM_LoadJournal(benchmark::State& state) {
+  const std::string dir = journal_dir().string();
+  for (auto _ : state) benchmark::DoNotOptimize(kaudit::tracer::load_journal_dir(dir));
+  state.counters["kernels"] = static_cast<double>(kCalls) * kKernelsPerCall;
+}
+BENCHMARK(BM_LoadJournal)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
+
+// Read, summarised and, with an argument of 1, exported as trace.json and
+// trace.chrome.json (what `--trace-output` adds).
+void BM_SummarizeTrace(benchmark::State& state) {
+  const bool exporting = state.range(0) != 0;
+  const fs::path exported = journal_dir() / "export";
   const kaudit::rules::RulePack pack = kaudit::rules::load_rule_pack(KAUDIT_KDA_PACK);
   for (auto _ : state) {
     std::vector<kaudit::rules::Finding> findings;
-    const auto doc = kaudit::run::summarize_trace(dir, 77, "solution.py", findings, &pack, exported);
+    const auto doc = kaudit::run::summarize_trace(journal_dir(), 77, "solution.py", findings, &pack,
+                                                  exporting ? exported : fs::path());
     benchmark::DoNotOptimize(doc);
   }
   state.counters["kernels"] = static_cast<double>(kCalls) * kKernelsPerCall;
-  fs::remove_all(dir);
 }
-BENCHMARK(BM_SummarizeAndExportTrace)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
+BENCHMARK(BM_SummarizeTrace)->ArgName("export")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
 
 }  // namespace
 

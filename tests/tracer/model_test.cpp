@@ -3,6 +3,7 @@
 // the Chrome export, the tracer's C interface and `kaudit trace` where no
 // process uses CUDA.
 #include "tests/tracer/trace_expectations.h"
+#include "tracer/flat_line.h"
 #include "tracer/report.h"
 
 #include <dlfcn.h>
@@ -13,6 +14,7 @@
 #include <filesystem>
 #include <functional>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -186,6 +188,49 @@ TEST(TraceModel, NumbersOutOfRangeFallBack) {
   nlohmann::json doc = {{"schema", "kaudit-trace/1"}, {"processes", nlohmann::json::array({{{"pid", 5}}})}};
   doc["processes"][0]["kernels"] = nlohmann::json::array({nlohmann::json::parse(line)});
   EXPECT_EQ(to_json(flat)["processes"][0]["kernels"], to_json(trace_from_json(doc))["processes"][0]["kernels"]);
+}
+
+// The plain scan (lines as the tracer writes them) reads every line as the
+// SAX parser does, and hands it every line it is not sure of: the same
+// answer, the same fields and values, for plain lines and for edge cases of
+// numbers, strings and structure, valid JSON or not.
+TEST(TraceModel, PlainScanReadsLinesAsTheSaxParserDoes) {
+  const std::vector<std::string> lines = {
+      R"({"type":"kernel","corr":7,"name":"_Z3fooPf","grid":[8,1,1],"start":1796256373221050363,"ok":true})",
+      R"({"a":18446744073709551615,"b":-9223372036854775808,"c":0,"d":-0,"e":[],"f":null,"g":false})",
+      R"({"a":18446744073709551616,"b":-9223372036854775809})",  // past 64 bits: floats
+      R"({"a":1.5,"b":1e3,"c":-2E-1,"d":[1,2.5,3]})",
+      R"({"a":01})", R"({"a":-})", R"({"a":--1})", R"({"a":1,})", R"({"a":1}x)", R"({"a":1} )", R"( {"a":1})",
+      R"({"a" :1})", R"({"a":tru})", R"({"a":truex})", R"({"a":[1,2,]})", R"({"a":[1 ,2]})", R"({"a":[,]})",
+      R"({"a":[1,"x"]})", R"({"a":{"b":1}})", R"({"a":[[1]]})", R"({})", R"({"a":1,"a":"two"})", R"([1,2])",
+      "{\"a\":\"x\ty\"}", "{\"a\":\"x\x7fy\"}", "{\"a\":\"caf\xc3\xa9\"}", "{\"a\":\"bad\xff\"}",
+      R"({"a":"q\"uote","b":"\u0041"})", R"({"a":"unterminated)", R"({"a":1)", R"({"a")", R"({)", "",
+  };
+  const std::vector<std::string> keys = {"a", "b", "c", "d", "e", "f", "g", "type", "corr", "name", "grid", "start", "ok"};
+  for (const auto& line : lines) {
+    FlatLine plain, sax;
+    const bool plain_ok = plain.parse(line), sax_ok = sax.parse_with_sax(line);
+    ASSERT_EQ(plain_ok, sax_ok) << line;
+    if (!plain_ok) continue;
+    for (const auto& k : keys) {
+      EXPECT_EQ(plain.get<std::string>(k, "-"), sax.get<std::string>(k, "-")) << line << " " << k;
+      EXPECT_EQ(plain.get<uint64_t>(k, 7), sax.get<uint64_t>(k, 7)) << line << " " << k;
+      EXPECT_EQ(plain.get<int64_t>(k, 7), sax.get<int64_t>(k, 7)) << line << " " << k;
+      EXPECT_EQ(plain.get<uint32_t>(k, 7), sax.get<uint32_t>(k, 7)) << line << " " << k;
+      EXPECT_EQ(plain.get<double>(k, 7), sax.get<double>(k, 7)) << line << " " << k;
+      EXPECT_EQ(plain.get<bool>(k, true), sax.get<bool>(k, true)) << line << " " << k;
+      EXPECT_EQ(plain.dim3(k), sax.dim3(k)) << line << " " << k;
+    }
+  }
+  FlatLine first;
+  ASSERT_TRUE(first.parse(lines[0]));
+  EXPECT_EQ(first.get<uint64_t>("start"), 1796256373221050363ull);
+  EXPECT_EQ(first.get<std::string>("name"), "_Z3fooPf");
+  EXPECT_EQ(first.dim3("grid"), (std::array<int, 3>{8, 1, 1}));
+  FlatLine extremes;
+  ASSERT_TRUE(extremes.parse(lines[1]));
+  EXPECT_EQ(extremes.get<uint64_t>("a"), 18446744073709551615ull);
+  EXPECT_EQ(extremes.get<int64_t>("b"), std::numeric_limits<int64_t>::min());
 }
 
 // A journal big enough to be parsed in chunks on several threads reads as it
