@@ -2,20 +2,25 @@
 
 #include "runner/judge/trace_summary.h"
 
+#include <cmath>
+
 namespace kaudit::run {
 using json = nlohmann::json;
 
-void attach_trace(const RunPlan& plan, const SubmissionReport& report, int shapes,
-                  const std::filesystem::path& trace_dir, const std::filesystem::path& reference_trace_dir,
-                  RunResult& result) {
+void attach_trace(const RunPlan& plan, const SubmissionReport& report, int shapes, JournalRead& journals,
+                  const std::filesystem::path& reference_trace_dir, RunResult& result) {
   const auto since = clock_type::now();
   TimedCallTimes timed_ms;
   for (const auto& [key, t] : report.timings)
     for (const auto& x : t.value("times_ms", json::array()))
       timed_ms[{std::to_string(key.first), key.second}].push_back(x.is_number() ? x.get<double>() : 0.0);
-  result.trace = summarize_trace(trace_dir, report.pid, plan.options.solution.string(), result.findings, &plan.pack,
-                                 plan.options.trace_output, timed_ms, reference_trace_dir);
-  result.add_phase("runner", {{"phase", "trace"}}, since);
+  result.trace = summarize_trace(journals, report.pid, plan.options.solution.string(), result.findings, &plan.pack,
+                                 timed_ms, reference_trace_dir);
+  result.add_phase("runner",
+                   {{"phase", "trace"},
+                    {"parts", {{"read", std::round(journals.read_seconds() * 1e4) / 1e4},
+                               {"read_wait", std::round(journals.wait_seconds() * 1e4) / 1e4}}}},
+                   since);
   // Every call the harness made must be in the trace: a submission that
   // deletes or cuts its own journal (the tracer writes it from inside its
   // process) must not come out clean for want of trace evidence.

@@ -6,15 +6,16 @@
 
 #include "runner/plan/run_plan.h"
 #include "runner/plan/run_result.h"
+#include "runner/judge/trace_summary.h"
 #include "runner/plan/submission_report.h"
 
 #include <filesystem>
 
 namespace kaudit::run {
 
+// `journals`: the submission's, read since its processes ended;
 // `reference_trace_dir`: the reference's journals (its own glue, trace_summary.h).
-void attach_trace(const RunPlan& plan, const SubmissionReport& report, int shapes,
-                  const std::filesystem::path& trace_dir, const std::filesystem::path& reference_trace_dir,
-                  RunResult& result);
+void attach_trace(const RunPlan& plan, const SubmissionReport& report, int shapes, JournalRead& journals,
+                  const std::filesystem::path& reference_trace_dir, RunResult& result);
 
 }  // namespace kaudit::run

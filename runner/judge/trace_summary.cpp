@@ -15,6 +15,11 @@
 #include <cctype>
 #include <cstdio>
 #include <fstream>
+#include <chrono>
+#include <utility>
+#include <optional>
+#include <iterator>
+#include <future>
 #include <map>
 #include <regex>
 #include <unordered_map>
@@ -22,11 +27,25 @@
 
 namespace kaudit::run {
 
+evidence::TraceRecord summarize_trace(const std::filesystem::path& journal_dir, long pid, const std::string& solution,
+                                      std::vector<rules::Finding>& findings, const rules::RulePack* pack,
+                                      const std::filesystem::path& export_dir, const TimedCallTimes& timed_ms,
+                                      const std::filesystem::path& reference_dir) {
+  JournalRead journals(journal_dir, pid, export_dir);
+  return summarize_trace(journals, pid, solution, findings, pack, timed_ms, reference_dir);
+}
+
+JournalRead::State& JournalRead::state() { return *state_; }
+
 #ifndef KAUDIT_HAVE_TRACE_MODEL
-evidence::TraceRecord summarize_trace(const std::filesystem::path&, long, const std::string&,
-                                      std::vector<rules::Finding>&, const rules::RulePack*,
-                                      const std::filesystem::path&, const TimedCallTimes&,
-                                      const std::filesystem::path&) {
+struct JournalRead::State {};
+JournalRead::JournalRead(std::filesystem::path, long, std::filesystem::path) : state_(std::make_unique<State>()) {}
+JournalRead::~JournalRead() = default;
+double JournalRead::read_seconds() const { return 0; }
+double JournalRead::wait_seconds() const { return 0; }
+
+evidence::TraceRecord summarize_trace(JournalRead&, long, const std::string&, std::vector<rules::Finding>&,
+                                      const rules::RulePack*, const TimedCallTimes&, const std::filesystem::path&) {
   evidence::TraceRecord out;
   out.reason = "kaudit was built without the trace model";
   return out;
@@ -303,20 +322,48 @@ std::vector<evidence::AuthoredShare> authored_share(const tracer::Process& proc,
 // findings and the run's summary come from the whole trace.
 constexpr int64_t kExportedPerGroup = 2;
 
-tracer::Trace trace_for_export(const tracer::Trace& trace) {
-  tracer::Trace out = trace;
-  for (auto& p : out.processes) {
+// `p` without its kernels, launches and transfers, copied without copying them.
+tracer::Process without_records(tracer::Process& p) {
+  auto kernels = std::exchange(p.kernels, {});
+  auto launches = std::exchange(p.launches, {});
+  auto transfers = std::exchange(p.transfers, {});
+  auto put_back = [&] {
+    p.kernels = std::move(kernels);
+    p.launches = std::move(launches);
+    p.transfers = std::move(transfers);
+  };
+  std::optional<tracer::Process> copy;
+  try {
+    copy.emplace(p);
+  } catch (...) {
+    put_back();
+    throw;
+  }
+  put_back();
+  return std::move(*copy);
+}
+
+// Built from `whole` record by record: a submission's journal can hold a
+// million kernels, of which the export keeps a few thousand.
+tracer::Trace trace_for_export(tracer::Trace& whole) {
+  tracer::Trace out;
+  out.command = whole.command;
+  out.exit_status = whole.exit_status;
+  out.notes = whole.notes;
+  for (auto& whole_process : whole.processes) {
     std::set<uint32_t> dropped;
-    for (const auto& c : p.calls)
+    for (const auto& c : whole_process.calls)
       if ((c.phase == "timed" || c.phase == "warmup" || c.phase == "correctness") && c.index >= kExportedPerGroup)
         dropped.insert(c.id);
-    if (dropped.empty()) continue;
-    const std::size_t kernels = p.kernels.size();
-    std::erase_if(p.kernels, [&](const tracer::Kernel& k) { return dropped.count(k.call) != 0; });
-    std::erase_if(p.launches, [&](const tracer::Launch& l) { return dropped.count(l.call) != 0; });
-    std::erase_if(p.transfers, [&](const tracer::Transfer& t) { return dropped.count(t.call) != 0; });
-    if (p.kernels.size() < kernels)
-      p.notes.push_back({"info", "exported " + std::to_string(p.kernels.size()) + " of " + std::to_string(kernels) +
+    tracer::Process& p = out.processes.emplace_back(without_records(whole_process));
+    auto kept = [&](const auto& record) { return dropped.count(record.call) == 0; };
+    std::copy_if(whole_process.kernels.begin(), whole_process.kernels.end(), std::back_inserter(p.kernels), kept);
+    std::copy_if(whole_process.launches.begin(), whole_process.launches.end(), std::back_inserter(p.launches), kept);
+    std::copy_if(whole_process.transfers.begin(), whole_process.transfers.end(), std::back_inserter(p.transfers),
+                 kept);
+    if (p.kernels.size() < whole_process.kernels.size())
+      p.notes.push_back({"info", "exported " + std::to_string(p.kernels.size()) + " of " +
+                                     std::to_string(whole_process.kernels.size()) +
                                      " kernels: the correctness, timed and warm-up calls past the first " +
                                      std::to_string(kExportedPerGroup) +
                                      " of each shape and mode are left out of this file (kaudit's findings "
@@ -325,7 +372,7 @@ tracer::Trace trace_for_export(const tracer::Trace& trace) {
   return out;
 }
 
-void export_trace(const tracer::Trace& whole, const tracer::Families& families, const std::filesystem::path& dir) {
+void export_trace(tracer::Trace& whole, const tracer::Families& families, const std::filesystem::path& dir) {
   std::filesystem::create_directories(dir);
   const tracer::Trace trace = trace_for_export(whole);
   std::ofstream(dir / "trace.json") << common::json_text(tracer::to_json(trace, &families)) << "\n";
@@ -558,19 +605,67 @@ evidence::TraceGroup judge_group(const GroupKey& key, const CallGroup& g, const 
 
 }  // namespace
 
-evidence::TraceRecord summarize_trace(const std::filesystem::path& dir, long pid, const std::string& solution,
+struct JournalRead::State {
+  double read_seconds = 0, wait_seconds = 0;
+  std::future<void> done;
+  // Set by the thread before `done`:
+  tracer::Trace trace;
+  std::string error;  // the journals could not be read: why
+  std::vector<std::string> files;
+  std::string export_error;
+};
+
+JournalRead::JournalRead(std::filesystem::path dir, long pid, std::filesystem::path export_dir)
+    : state_(std::make_unique<State>()) {
+  auto work = [s = state_.get(), dir = std::move(dir), pid, export_dir = std::move(export_dir)] {
+    const auto since = std::chrono::steady_clock::now();
+    try {
+      s->trace = tracer::load_journal_dir(dir.string());
+    } catch (const std::exception& e) {
+      s->error = e.what();
+    }
+    const bool exported = std::any_of(s->trace.processes.begin(), s->trace.processes.end(),
+                                      [&](const tracer::Process& p) { return p.pid == pid && p.subscribed; });
+    if (exported && !export_dir.empty()) {
+      try {
+        export_trace(s->trace, tracer::Families::builtin(), export_dir);
+        s->files = {(export_dir / "trace.json").string(), (export_dir / "trace.chrome.json").string()};
+      } catch (const std::exception& e) {
+        s->export_error = e.what();
+      }
+    }
+    s->read_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
+  };
+  try {
+    state_->done = std::async(std::launch::async, std::move(work));
+  } catch (const std::system_error&) {  // no thread to spare: read when taken
+    state_->done = std::async(std::launch::deferred, std::move(work));
+  }
+}
+
+// The thread writes into the state: it must end before the state goes.
+JournalRead::~JournalRead() {
+  if (state_->done.valid() && state_->done.wait_for(std::chrono::seconds(0)) != std::future_status::deferred)
+    state_->done.wait();
+}
+
+double JournalRead::read_seconds() const { return state_->read_seconds; }
+double JournalRead::wait_seconds() const { return state_->wait_seconds; }
+
+evidence::TraceRecord summarize_trace(JournalRead& journals, long pid, const std::string& solution,
                                       std::vector<rules::Finding>& findings, const rules::RulePack* pack,
-                                      const std::filesystem::path& export_dir, const TimedCallTimes& timed_ms,
-                                      const std::filesystem::path& reference_dir) {
+                                      const TimedCallTimes& timed_ms, const std::filesystem::path& reference_dir) {
   evidence::TraceRecord out;
   out.status = "failed";
-  tracer::Trace trace;
-  try {
-    trace = tracer::load_journal_dir(dir.string());
-  } catch (const std::exception& e) {
-    out.reason = e.what();
+  JournalRead::State& read = journals.state();
+  const auto since = std::chrono::steady_clock::now();
+  read.done.get();
+  read.wait_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
+  if (!read.error.empty()) {
+    out.reason = read.error;
     return out;
   }
+  const tracer::Trace& trace = read.trace;
   const tracer::Process* proc = nullptr;
   for (const auto& p : trace.processes)
     if (p.pid == pid) proc = &p;
@@ -587,15 +682,9 @@ evidence::TraceRecord summarize_trace(const std::filesystem::path& dir, long pid
     return out;
   }
   out.status = "ok";
+  out.files = read.files;
+  out.export_error = read.export_error;
   const auto& families = tracer::Families::builtin();
-  if (!export_dir.empty()) {
-    try {
-      export_trace(trace, families, export_dir);
-      out.files = {(export_dir / "trace.json").string(), (export_dir / "trace.chrome.json").string()};
-    } catch (const std::exception& e) {
-      out.export_error = e.what();
-    }
-  }
   if (pack) {
     const ProcessIndex index(*proc);
     library_findings(*proc, index, families, *pack, solution, findings);

@@ -12,6 +12,7 @@
 
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -33,6 +34,34 @@ namespace kaudit::run {
 // thresholds.reference_glue_allowance) before they count as the library
 // doing the work (trace.reference_glue, trace.authored_share).
 using TimedCallTimes = std::map<std::pair<std::string, std::string>, std::vector<double>>;
+
+// The submission's journals read, and with `export_dir` exported, on a thread
+// of their own from construction: the runner begins it once the submission's
+// processes have ended, beside the reference's last expected outputs, which
+// hide the seconds a journal of a million kernels takes to read.
+// summarize_trace takes what it read (waiting for it if need be).
+class JournalRead {
+ public:
+  JournalRead(std::filesystem::path journal_dir, long submission_pid, std::filesystem::path export_dir);
+  ~JournalRead();  // waits for the thread
+  JournalRead(const JournalRead&) = delete;
+  JournalRead& operator=(const JournalRead&) = delete;
+
+  double read_seconds() const;  // the reading and export, on their thread
+  double wait_seconds() const;  // what summarize_trace still waited for them
+
+  struct State;  // what the thread makes (trace_summary.cpp)
+  State& state();
+
+ private:
+  std::unique_ptr<State> state_;
+};
+
+evidence::TraceRecord summarize_trace(JournalRead& journals, long submission_pid, const std::string& solution,
+                                      std::vector<rules::Finding>& findings, const rules::RulePack* pack = nullptr,
+                                      const TimedCallTimes& timed_ms = {},
+                                      const std::filesystem::path& reference_dir = {});
+// The same, read here (the trace bench, and callers with nothing to overlap).
 evidence::TraceRecord summarize_trace(const std::filesystem::path& journal_dir, long submission_pid,
                                       const std::string& solution, std::vector<rules::Finding>& findings,
                                       const rules::RulePack* pack = nullptr,

@@ -20,6 +20,7 @@
 #include "common/utf8.h"
 
 #include <fstream>
+#include <optional>
 #include <random>
 #include <set>
 
@@ -294,6 +295,10 @@ RunResult run_protocol(const RunOptions& o) {
   begin_beside(plan, ws, beside, nshapes, ref, sub, checks, asked_beside);
   sub.run(stage_path, ref.inputs(), stage["samples_per_shape"].get<std::vector<int>>(), ref.reproducible_shapes());
   sub.finish(nshapes, static_cast<int>(plan.cases.size()));
+  // Its processes have ended: its journals are read (and exported) from now,
+  // beside the reference's last expected outputs.
+  std::optional<JournalRead> journals;
+  if (o.trace) journals.emplace(trace_dir_of(ws, Role::submission), sub.report().pid, plan.options.trace_output);
   if (!sub.report().device_memory.empty()) result.device_memory["submission"] = sub.report().device_memory;
   if (sub.report().outputs.empty() && sub.report().timings.empty()) ref.abandon_expected();  // nothing to compare
   judge_problem_files(before, snapshot_files(ws.work(), watched), result);
@@ -329,7 +334,7 @@ RunResult run_protocol(const RunOptions& o) {
   result.add_phase("runner", {{"phase", "comparison"}, {"checks_begun_early", checks.started()},
                               {"checks_read_back", checks.reused()}}, compare_started);
   if (o.trace)
-    attach_trace(plan, sub.report(), nshapes, trace_dir_of(ws, Role::submission),
+    attach_trace(plan, sub.report(), nshapes, *journals,
                  o.trace_reference ? trace_dir_of(ws, Role::reference) : fs::path(), result);
   if (hw) result.hardware = {{"name", hw->name}, {"peak_basis", o.peak_basis}};
   return finished();

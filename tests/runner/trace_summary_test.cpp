@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <optional>
 #include <fstream>
+#include <iterator>
 #include <set>
 #include <string>
 #include <tuple>
@@ -164,6 +165,35 @@ TEST_F(TraceSummary, ExportKeepsTheFirstCallsOfEachShapeAndMode) {
   for (const auto& n : p["notes"]) noted = noted || n["text"].get<std::string>().find("exported 5 of 8") != std::string::npos;
   EXPECT_TRUE(noted) << p["notes"].dump();
   EXPECT_TRUE(fs::exists(dir / "export" / "trace.chrome.json"));
+}
+
+// The runner begins reading the journals when the submission's processes
+// end and summarises them later (JournalRead): the summary, its findings and
+// the exported files are those of a read at the end, and a read never taken
+// is waited for, not left writing into freed memory.
+TEST_F(TraceSummary, JournalsReadAheadSummariseAsThoughReadAtTheEnd) {
+  const kaudit::run::TimedCallTimes measured = {{{"0", "bench"}, {0.01, 0.01, 0.01, 1.2}}};
+  std::vector<kaudit::rules::Finding> at_end, ahead;
+  const auto read_at_end = summarized(dir, 77, "solution.py", at_end, nullptr, dir / "at_end", measured);
+  if (read_at_end["status"] == "unavailable") GTEST_SKIP() << "kaudit built without the trace model";
+  kaudit::run::JournalRead journals(dir, 77, dir / "ahead");
+  const auto read_ahead =
+      kaudit::evidence::to_json(kaudit::run::summarize_trace(journals, 77, "solution.py", ahead, nullptr, measured));
+  EXPECT_EQ(ids(ahead), ids(at_end));
+  EXPECT_EQ(read_ahead["groups"], read_at_end["groups"]);
+  EXPECT_EQ(read_ahead["files"].size(), 2u);
+  for (const char* file : {"trace.json", "trace.chrome.json"}) {
+    std::ifstream a(dir / "ahead" / file), b(dir / "at_end" / file);
+    EXPECT_EQ(std::string(std::istreambuf_iterator<char>(a), {}), std::string(std::istreambuf_iterator<char>(b), {}))
+        << file;
+  }
+  EXPECT_GE(journals.read_seconds(), journals.wait_seconds() - 1e-3) << "the wait is part of the read at most";
+  { kaudit::run::JournalRead never_taken(dir, 77, dir / "never"); }
+  kaudit::run::JournalRead missing(dir / "missing", 77, {});
+  std::vector<kaudit::rules::Finding> none;
+  const auto failed = kaudit::run::summarize_trace(missing, 77, "solution.py", none);
+  EXPECT_EQ(failed.status, "failed");
+  EXPECT_NE(failed.reason.find("cannot list"), std::string::npos) << failed.reason;
 }
 
 // A journal of timed bench calls on shape 0, each with the given kernels:
