@@ -69,6 +69,8 @@ class Parts:
 
 def run_reference(torch):
     """The reference's steps; what its last message ("done") says besides."""
+    if CONFIG.get("helper"):
+        return run_reference_helper(torch)
     problem = Problem(torch)
     send("shapes", shapes=problem.shapes, graded=problem.graded_count, indices=problem.graded_indices)
     # Wait for the device's turn (runs that share a GPU take turns at it).
@@ -145,13 +147,31 @@ def run_reference(torch):
     # calls are over): their expected outputs go to exp/, which the
     # submission's process cannot see. Without it the runner sends one batch
     # once the submission is done: then nothing of them exists while it runs.
-    outputs = ExpectedOutputs(torch, problem, token, expected_dir, mutating_shapes, known)
+    return answer_batches(torch, ExpectedOutputs(torch, problem, token, expected_dir, mutating_shapes, known))
+
+
+def run_reference_helper(torch):
+    """A second reference process (docs/runner.md, "The reference's helper"):
+    it makes no input and traces nothing, and answers the timed samples' jobs
+    beside the first, from the same problem, model seed and files."""
+    problem = Problem(torch)
+    send("ready")
+    return answer_batches(torch, ExpectedOutputs(torch, problem, _token_hex(8), os.path.join(CONFIG["xfer"], "exp"),
+                                                 set()))
+
+
+def answer_batches(torch, outputs):
+    """Batches of check jobs, each a line naming their file, until an empty
+    line. The file also names the shapes whose reference writes into its
+    inputs (a helper learns them so)."""
     while True:
         line = receive()
         if not line:
             break
         with open_existing(line) as f:
-            jobs = _loads(f.read())["jobs"]
+            batch = _loads(f.read())
+        jobs = batch["jobs"]
+        outputs.mutating_shapes.update(batch.get("mutating_shapes", []))
         parts = outputs.batch(jobs)
         if CONFIG["device"] == "cuda":
             torch.cuda.empty_cache()  # what the submission's calls beside it may need

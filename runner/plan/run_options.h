@@ -88,6 +88,11 @@ struct RunOptions {
   // retry alone of a run that failed for the machine makes it false, so
   // that device memory the reference held beside it cannot fail it twice.
   bool expected_beside = true;
+  // A second reference process answering the timed samples' expected
+  // outputs beside the first (docs/runner.md, "The reference's helper").
+  // Unset: one where the expected outputs are computed beside the
+  // submission's calls, on a GPU the run has to itself (a batch of one).
+  std::optional<bool> reference_helper;
   // Told, from the runner's thread, each step of the run as it starts:
   // "reference", then the submission's phases ("correctness, shape 1").
   // kaudit audit's progress lines show it. The text of a phase comes from

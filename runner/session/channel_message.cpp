@@ -95,6 +95,8 @@ const Schema& reference_events() {
       {"probe_skipped", {{"probe", Type::string}, {"shape", Type::integer}, {"name", Type::string},
                          {"tried", Type::array}, {"skip", Type::string}, {"reason", Type::string}}},
       {"generated", {{"parts", Type::object, false}}},
+      // The reference's helper (a second process) has imported the problem: it takes jobs from now.
+      {"ready", {}},
       {"expected", {{"id", Type::string}, {"outputs", Type::entries}, {"inputs_digest", Type::string, false}}},
       // A job the reference raised on (its type and message); the batch goes on.
       {"expected_failed", {{"id", Type::string}, {"type", Type::string}, {"message", Type::string}}},

@@ -12,7 +12,8 @@ namespace fs = std::filesystem;
 namespace {
 
 bool traced(const RunPlan& plan, Role role) {
-  return plan.options.trace && !plan.tracer_lib.empty() && (role == Role::submission || plan.options.trace_reference);
+  return plan.options.trace && !plan.tracer_lib.empty() &&
+         (role == Role::submission || (role == Role::reference && plan.options.trace_reference));
 }
 
 // What `role` may read and write besides the system and the interpreter.

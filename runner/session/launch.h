@@ -12,7 +12,9 @@
 
 namespace kaudit::run {
 
-enum class Role { reference, submission };
+// reference_helper: a second reference process (reference_session.h), with
+// the reference's folders, never traced.
+enum class Role { reference, reference_helper, submission };
 
 // Where the tracer writes `role`'s journal in a traced run.
 std::filesystem::path trace_dir_of(const Workspace& ws, Role role);

@@ -14,19 +14,28 @@ namespace kaudit::run {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-ReferenceSession::ReferenceSession(const RunPlan& plan, const Workspace& ws, RunResult& result, DeviceAccess& device)
-    : plan_(plan), ws_(ws), result_(result), device_(device) {}
+ReferenceSession::ReferenceSession(const RunPlan& plan, const Workspace& ws, RunResult& result, DeviceAccess& device,
+                                   ReferenceSession* helper_of)
+    : plan_(plan),
+      ws_(ws),
+      result_(result),
+      device_(device),
+      helper_of_(helper_of),
+      jobs_(helper_of ? helper_of->jobs_ : std::make_shared<ReferenceJobs>()) {
+  if (helper_of_) jobs_->helper = true;  // before any thread of the run takes a job
+}
 
 ReferenceSession::~ReferenceSession() { abandon_expected(); }
 
 void ReferenceSession::abandon_expected() {
   if (!beside_.joinable()) return;
   {
-    std::lock_guard lock(queue_mutex_);
-    closing_ = abandoned_ = true;
-    queue_.clear();
+    std::lock_guard lock(jobs_->mutex);
+    jobs_->closing = abandoned_ = true;
+    jobs_->own.clear();
+    jobs_->samples.clear();
   }
-  queued_.notify_all();
+  jobs_->queued.notify_all();
   if (child_) child_->kill_group();  // a batch in progress ends with the process
   beside_.join();
 }
@@ -36,6 +45,7 @@ void ReferenceSession::write_config() const {
   const std::string shapes_file =
       plan_.problem.shapes.empty() ? "" : plan_.in_copy(ws_.refwork(), plan_.problem.shapes).string();
   json cfg = {{"role", "reference"},
+              {"helper", helper_of_ != nullptr},
               {"device", plan_.options.device},
               {"format", plan_.format},
               {"reference", plan_.in_copy(ws_.refwork(), plan_.problem.reference).string()},
@@ -49,14 +59,19 @@ void ReferenceSession::write_config() const {
               {"seeded_case_bytes", plan_.options.seeded_case_bytes},
               {"probes", probe_request(plan_.options, rng)},
               {"nproc_limit", plan_.harness_nproc_limit()},
-              {"trace", plan_.options.trace && plan_.options.trace_reference}};
-  std::ofstream(ws_.private_dir() / "reference.json") << common::json_text(cfg);
+              {"trace", !helper_of_ && plan_.options.trace && plan_.options.trace_reference}};
+  std::ofstream(config_path()) << common::json_text(cfg);
+}
+
+fs::path ReferenceSession::config_path() const {
+  return ws_.private_dir() / (helper_of_ ? "reference-helper.json" : "reference.json");
 }
 
 void ReferenceSession::start() {
+  started_at_ = clock_type::now();
   write_config();
-  const fs::path cfg = ws_.private_dir() / "reference.json";
-  child_ = std::make_unique<Child>(child_spec(plan_, ws_, Role::reference, cfg));
+  child_ = std::make_unique<Child>(child_spec(plan_, ws_, helper_of_ ? Role::reference_helper : Role::reference,
+                                              config_path()));
 }
 
 double ReferenceSession::on_message(const json& m) {
@@ -67,6 +82,10 @@ double ReferenceSession::on_message(const json& m) {
     return 0;
   }
   if (ev == "shapes") return on_shapes(m);
+  if (ev == "ready") {  // a helper's import is done
+    ready_ = helper_of_ != nullptr;
+    return -1;
+  }
   if (ev == "reference_habits") return on_habits(m);
   if (ev == "reproducible") {
     if (m["reproducible"].get<bool>()) reproducible_.insert(m["shape"].get<int>());
@@ -227,8 +246,15 @@ double ReferenceSession::on_batch_message(const json& m) {
 }
 
 bool ReferenceSession::run_batch(const json& jobs) {
-  const fs::path check_cfg = ws_.private_dir() / ("check-" + std::to_string(batches_++) + ".json");
-  std::ofstream(check_cfg) << common::json_text(json{{"jobs", jobs}});
+  const fs::path check_cfg =
+      ws_.private_dir() / ((helper_of_ ? "helper-check-" : "check-") + std::to_string(batches_++) + ".json");
+  // The shapes whose reference writes into its inputs read them afresh every job.
+  json mutating = json::array();
+  for (const auto& [shape, h] : (helper_of_ ? helper_of_->habits_ : habits_))
+    if (!h["changes_inputs"].empty()) mutating.push_back(shape);
+  std::ofstream(check_cfg) << common::json_text(json{{"jobs", jobs}, {"mutating_shapes", mutating}});
+  if (helper_of_)
+    for (const auto& job : jobs) sent_.push_back(job);
   turn_ = device_.take(DeviceTurns::Kind::shared);
   const auto since = clock_type::now();
   batch_over_ = false;
@@ -240,24 +266,57 @@ bool ReferenceSession::run_batch(const json& jobs) {
   json step = {{"phase", "expected outputs"}, {"jobs", jobs.size()}};
   if (!batch_parts_.empty()) step["parts"] = batch_parts_;
   if (batch_known_ > 0) step["known"] = batch_known_;
-  batch_phases_.push_back(result_.phase("reference", step, since));
+  batch_phases_.push_back(result_.phase(helper_of_ ? "reference helper" : "reference", step, since));
   batch_failed_ = !batch_over_;
   return batch_over_;
 }
 
+// The first process takes its own jobs (among them the calls its trace
+// marks), and timed samples where no helper works or once no more jobs come;
+// a helper takes timed samples only, once it has imported the problem. Each
+// takes every batch waiting on its list at once.
 void ReferenceSession::send_queued() {
+  if (!helper_of_) {
+    take_jobs();
+    return;
+  }
+  if (await_ready()) take_jobs();
+  {
+    std::lock_guard lock(jobs_->mutex);
+    jobs_->helper = false;  // what is left of the samples is the first's
+  }
+  jobs_->queued.notify_all();
+}
+
+void ReferenceSession::take_jobs() {
   for (;;) {
     json jobs = json::array();
     {
-      std::unique_lock lock(queue_mutex_);
-      queued_.wait(lock, [this] { return closing_ || !queue_.empty(); });
-      if (queue_.empty()) return;
-      for (auto& batch : queue_)
+      std::unique_lock lock(jobs_->mutex);
+      auto takes_samples = [this] {
+        return !jobs_->samples.empty() && (helper_of_ || jobs_->closing || !jobs_->helper);
+      };
+      auto takes = [&] { return takes_samples() || (!helper_of_ && !jobs_->own.empty()); };
+      jobs_->queued.wait(lock, [&] { return takes() || jobs_->closing; });
+      if (!takes()) return;
+      auto& from = !helper_of_ && !jobs_->own.empty() ? jobs_->own : jobs_->samples;
+      for (auto& batch : from)
         for (auto& job : batch) jobs.push_back(std::move(job));
-      queue_.clear();
+      from.clear();
     }
     if (!run_batch(jobs)) return;  // the process failed: nothing more is sent
   }
+}
+
+// A helper's import, within the set-up budget; false when it failed (its
+// process is then stopped, and it takes no job).
+bool ReferenceSession::await_ready() {
+  drive(*child_, Speaker::reference, plan_.setup_s, [this](const json& m) { return on_message(m); });
+  json step = {{"phase", "import"}};
+  if (!import_parts_.empty()) step["parts"] = import_parts_;
+  batch_phases_.push_back(result_.phase("reference helper", step, started_at_));
+  if (!ready_) child_->kill_group();
+  return ready_;
 }
 
 void ReferenceSession::compute_beside() {
@@ -266,23 +325,41 @@ void ReferenceSession::compute_beside() {
 
 void ReferenceSession::queue_expected(json jobs) {
   if (jobs.empty()) return;
+  json own = json::array(), samples = json::array();
+  for (auto& job : jobs) (job["id"].get<std::string>().rfind("t_s", 0) == 0 ? samples : own).push_back(std::move(job));
   {
-    std::lock_guard lock(queue_mutex_);
-    if (closing_) return;
-    queue_.push_back(std::move(jobs));
+    std::lock_guard lock(jobs_->mutex);
+    if (jobs_->closing) return;
+    if (!own.empty()) jobs_->own.push_back(std::move(own));
+    if (!samples.empty()) jobs_->samples.push_back(std::move(samples));
   }
-  queued_.notify_one();
+  jobs_->queued.notify_all();
+}
+
+void ReferenceSession::close_beside(const json& last_jobs) {
+  if (!beside_.joinable()) return;
+  queue_expected(last_jobs);
+  {
+    std::lock_guard lock(jobs_->mutex);
+    jobs_->closing = true;
+  }
+  jobs_->queued.notify_all();
+  // A helper still importing when the jobs are over has nothing left to do:
+  // it is not waited for.
+  if (helper_of_ && !ready_) child_->kill_group();
+  beside_.join();
+}
+
+json ReferenceSession::unanswered() const {
+  json left = json::array();
+  for (const auto& job : sent_)
+    if (!expected_.count(job["id"].get<std::string>())) left.push_back(job);
+  return left;
 }
 
 std::map<std::string, json> ReferenceSession::expected_outputs(const json& last_jobs) {
   if (beside_.joinable()) {
-    queue_expected(last_jobs);
-    {
-      std::lock_guard lock(queue_mutex_);
-      closing_ = true;
-    }
-    queued_.notify_all();
-    beside_.join();
+    close_beside(last_jobs);
   } else if (!abandoned_ && !last_jobs.empty()) {
     run_batch(last_jobs);
   }

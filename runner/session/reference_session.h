@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <atomic>
 #include <condition_variable>
 #include <functional>
 #include <map>
@@ -26,9 +27,26 @@
 
 namespace kaudit::run {
 
+// The check jobs waiting for the reference's processes, under one lock: the
+// first process's own, and the timed samples' (ids "t_s..."), which a helper
+// process takes while it works and the first takes once no more jobs come.
+// Shared by a run's reference sessions.
+struct ReferenceJobs {
+  std::mutex mutex;
+  std::condition_variable queued;
+  std::vector<nlohmann::json> own, samples;  // batches
+  bool closing = false;                      // no more jobs come: each thread ends once it has none
+  bool helper = false;                       // a helper takes the samples (it has not failed)
+};
+
 class ReferenceSession {
  public:
-  ReferenceSession(const RunPlan& plan, const Workspace& ws, RunResult& result, DeviceAccess& device);
+  // `helper_of`: this session is a second reference process beside that one
+  // (docs/runner.md, "The reference's helper"): it imports the problem and
+  // answers the timed samples' jobs it takes from the first's queue, nothing
+  // else; its process is not traced.
+  ReferenceSession(const RunPlan& plan, const Workspace& ws, RunResult& result, DeviceAccess& device,
+                   ReferenceSession* helper_of = nullptr);
   ~ReferenceSession();  // a thread still sending batches is stopped with the process
   ReferenceSession(const ReferenceSession&) = delete;
   ReferenceSession& operator=(const ReferenceSession&) = delete;
@@ -51,6 +69,14 @@ class ReferenceSession {
   // exclusive turn) waits only for the job in progress.
   void compute_beside();
   void queue_expected(nlohmann::json jobs);
+  // No more jobs come: the thread of compute_beside ends once the jobs it
+  // may take are done (a helper's, when the first's is closed).
+  void close_beside(const nlohmann::json& last_jobs);
+  // A helper's: the jobs it was given and answered with an expected output,
+  // and those it was given and did not (raised on, or its process failed):
+  // the first process answers those again. Read after expected_outputs.
+  const std::map<std::string, nlohmann::json>& answered() const { return expected_; }
+  nlohmann::json unanswered() const;
   // The last jobs: every batch is waited for, the process is told to stop,
   // and every expected output comes back by job id. Failures set the
   // result's error. No job ever sent only tells the process to stop.
@@ -95,8 +121,11 @@ class ReferenceSession {
   double on_batch_message(const nlohmann::json& m);
   bool run_batch(const nlohmann::json& jobs);  // false when the process failed in it
   void send_queued();                          // the thread of compute_beside
+  void take_jobs();                            // its batches, until none is left for it
+  bool await_ready();                          // a helper's import, before its first batch
   void report_expected_failure();
   void write_config() const;
+  std::filesystem::path config_path() const;
   std::string failure_reason(bool timed_out);
 
   const RunPlan& plan_;
@@ -116,10 +145,12 @@ class ReferenceSession {
   // so that result_ is written from the run's thread only.
   ExpectedListener listener_;
   std::thread beside_;
-  std::mutex queue_mutex_;
-  std::condition_variable queued_;
-  std::vector<nlohmann::json> queue_;
-  bool closing_ = false, abandoned_ = false;
+  ReferenceSession* helper_of_;              // non-null: this is a helper
+  std::shared_ptr<ReferenceJobs> jobs_;      // the first session's, shared with its helper
+  bool abandoned_ = false;                   // under jobs_->mutex
+  std::atomic<bool> ready_ = false;          // a helper's "ready" came
+  clock_type::time_point started_at_{};      // its process's start
+  nlohmann::json sent_ = nlohmann::json::array();  // a helper's jobs, as sent
   int batches_ = 0;
   bool batch_over_ = false, batch_failed_ = false;
   Outcome last_batch_;

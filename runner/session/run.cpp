@@ -20,6 +20,7 @@
 #include "common/utf8.h"
 
 #include <fstream>
+#include <memory>
 #include <optional>
 #include <random>
 #include <set>
@@ -150,6 +151,66 @@ void ask(ReferenceSession& ref, std::set<std::string>& asked, json jobs) {
   ref.queue_expected(std::move(jobs));
 }
 
+// The reference's helper, started where the run has one (RunOptions::reference_helper).
+std::unique_ptr<ReferenceSession> start_reference_helper(const RunPlan& plan, const Workspace& ws, bool beside,
+                                                         DeviceAccess& device, ReferenceSession& ref,
+                                                         RunResult& helper_result) {
+  const bool wanted = plan.options.reference_helper ? *plan.options.reference_helper && beside
+                                                    : beside && !plan.cpu && !device.shared_device();
+  if (!wanted) return nullptr;
+  auto helper = std::make_unique<ReferenceSession>(plan, ws, helper_result, device, &ref);
+  helper->start();
+  return helper;
+}
+
+// The comparisons, and what is judged from them (the runner's `comparison` phase).
+void judge_comparisons(const RunPlan& plan, const Workspace& ws, const SubmissionSession& sub,
+                       const ReferenceSession& ref, const std::map<std::string, json>& expected,
+                       const std::optional<Hardware>& hw, int nshapes, OutputChecks& checks, RunResult& result) {
+  const auto compare_started = clock_type::now();
+  // A reference that died left comparisons that did not happen: no finding
+  // is drawn from them (audit/environment.h retries the run alone).
+  if (handed_files_intact(ws, sub, result) && !ref.died_before_answering()) {
+    result.all_correct = true;
+    const auto shape_correct =
+        judge_correctness(plan, sub.report(), expected, ref.habits(), ref.shapes(), checks, result);
+    judge_timing(plan, sub.report(), expected, ref.habits(), shape_correct, ref.shapes(), hw, ws.xfer(), checks,
+                 result);
+    // Reported apart from the graded correctness; judged only where it passed.
+    judge_input_probes(plan, sub.report(), ref.probes(), expected, ws.xfer(), checks,
+                       result.all_correct && !result.error, result);
+  }
+  judge_aten_ops(plan, sub.report(), nshapes, result);
+  result.add_phase("runner", {{"phase", "comparison"}, {"checks_begun_early", checks.started()},
+                              {"checks_read_back", checks.reused()}}, compare_started);
+}
+
+// The reference's answers to every job: the first process's, and its
+// helper's where the helper answered; the jobs the helper took and did not
+// answer (it raised, or its process failed) the first answers again, so that
+// a helper can cost time but never change a verdict. The helper's phases
+// join the run's; nothing else of its result does. `digests` gets both
+// processes' input fingerprints (ReferenceSession::input_digests).
+std::map<std::string, json> reference_answers(ReferenceSession& ref, ReferenceSession* helper, RunResult& helper_result,
+                                              const json& last_jobs, RunResult& result,
+                                              std::map<std::string, std::string>& digests) {
+  if (!helper) {
+    auto expected = ref.expected_outputs(last_jobs);
+    digests = ref.input_digests();
+    return expected;
+  }
+  ref.close_beside(last_jobs);
+  helper->expected_outputs(json::array());
+  for (auto& phase : helper_result.phases) result.phases.push_back(std::move(phase));
+  auto expected = ref.expected_outputs(helper->unanswered());
+  digests = ref.input_digests();
+  for (const auto& [id, outputs] : helper->answered()) {
+    expected.emplace(id, outputs);
+    if (const auto d = helper->input_digests().find(id); d != helper->input_digests().end()) digests.emplace(id, d->second);
+  }
+  return expected;
+}
+
 // While the submission runs: in the sandbox (`beside`) the reference begins
 // on the jobs known before its calls come back, every correctness case and
 // noisy twin now, each timing mode's seeded samples once its summary is in
@@ -157,9 +218,10 @@ void ask(ReferenceSession& ref, std::set<std::string>& asked, json jobs) {
 // output check begins once both sides are in, the submission's as its calls
 // come back, the reference's as its expected outputs do.
 void begin_beside(const RunPlan& plan, const Workspace& ws, bool beside, int graded_shapes, ReferenceSession& ref,
-                  SubmissionSession& sub, OutputChecks& checks, std::set<std::string>& asked) {
+                  ReferenceSession* helper, SubmissionSession& sub, OutputChecks& checks, std::set<std::string>& asked) {
   if (beside) {
     ref.compute_beside();
+    if (helper) helper->compute_beside();
     json known = correctness_case_jobs(ref.inputs());
     for (auto& job : twin_jobs(ref.probes())) known.push_back(std::move(job));
     ask(ref, asked, std::move(known));
@@ -270,6 +332,8 @@ RunResult run_protocol(const RunOptions& o) {
   OutputChecks checks(ws.xfer(), plan.tolerance, plan.near_miss);
   ReferenceSession ref(plan, ws, result, device);
   ref.start();
+  RunResult helper_result;  // the helper's own record: only its phases join the run's
+  const auto helper = start_reference_helper(plan, ws, beside, device, ref, helper_result);
   SubmissionSession sub(plan, ws, result, device);
   sub.start();
   if (!ref.prepare()) return finished();
@@ -290,9 +354,10 @@ RunResult run_protocol(const RunOptions& o) {
   std::mt19937_64 rng{std::random_device{}()};
   add_probe_calls(stage, ref.probes(), nshapes, ref.inputs(), rng);
   std::ofstream(stage_path) << common::json_text(stage);
-  ref.listen([&checks](const std::string& id, const json& outputs) { checks.arrived(id, outputs); });
+  for (ReferenceSession* r : {&ref, helper.get()})
+    if (r) r->listen([&checks](const std::string& id, const json& outputs) { checks.arrived(id, outputs); });
   std::set<std::string> asked_beside;  // job ids
-  begin_beside(plan, ws, beside, nshapes, ref, sub, checks, asked_beside);
+  begin_beside(plan, ws, beside, nshapes, ref, helper.get(), sub, checks, asked_beside);
   sub.run(stage_path, ref.inputs(), stage["samples_per_shape"].get<std::vector<int>>(), ref.reproducible_shapes());
   sub.finish(nshapes, static_cast<int>(plan.cases.size()));
   // Its processes have ended: its journals are read (and exported) from now,
@@ -300,7 +365,10 @@ RunResult run_protocol(const RunOptions& o) {
   std::optional<JournalRead> journals;
   if (o.trace) journals.emplace(trace_dir_of(ws, Role::submission), sub.report().pid, plan.options.trace_output);
   if (!sub.report().device_memory.empty()) result.device_memory["submission"] = sub.report().device_memory;
-  if (sub.report().outputs.empty() && sub.report().timings.empty()) ref.abandon_expected();  // nothing to compare
+  if (sub.report().outputs.empty() && sub.report().timings.empty()) {  // nothing to compare
+    ref.abandon_expected();
+    if (helper) helper->abandon_expected();
+  }
   judge_problem_files(before, snapshot_files(ws.work(), watched), result);
 
   // The reference checks every output that came back: what it was not
@@ -310,29 +378,17 @@ RunResult run_protocol(const RunOptions& o) {
   const bool inputs_intact = reference_inputs_intact(ws, input_seal, result);
   const json last_jobs = inputs_intact ? not_asked(std::move(jobs), asked_beside) : json::array();
   checks.expect(checks_to_start(plan, sub.report(), nshapes, ws.xfer()));
-  std::map<std::string, json> expected = ref.expected_outputs(last_jobs);
+  std::map<std::string, std::string> input_digests;
+  std::map<std::string, json> expected =
+      reference_answers(ref, helper.get(), helper_result, last_jobs, result, input_digests);
   if (!inputs_intact) expected.clear();  // what was computed beside answers another question
   else mark_reference_failures(plan, nshapes, ref, asked_beside, last_jobs, expected, result);
   alias_first_case_samples(sub.report(), ref.inputs(), expected);
   ref.finish();
-  hold_seeded_inputs(sub.report(), ref.input_digests(), expected);
+  if (helper) helper->finish();
+  hold_seeded_inputs(sub.report(), input_digests, expected);
 
-  const auto compare_started = clock_type::now();
-  // A reference that died left comparisons that did not happen: no finding
-  // is drawn from them (audit/environment.h retries the run alone).
-  if (handed_files_intact(ws, sub, result) && !ref.died_before_answering()) {
-    result.all_correct = true;
-    const auto shape_correct =
-        judge_correctness(plan, sub.report(), expected, ref.habits(), ref.shapes(), checks, result);
-    judge_timing(plan, sub.report(), expected, ref.habits(), shape_correct, ref.shapes(), hw, ws.xfer(), checks,
-                 result);
-    // Reported apart from the graded correctness; judged only where it passed.
-    judge_input_probes(plan, sub.report(), ref.probes(), expected, ws.xfer(), checks,
-                       result.all_correct && !result.error, result);
-  }
-  judge_aten_ops(plan, sub.report(), nshapes, result);
-  result.add_phase("runner", {{"phase", "comparison"}, {"checks_begun_early", checks.started()},
-                              {"checks_read_back", checks.reused()}}, compare_started);
+  judge_comparisons(plan, ws, sub, ref, expected, hw, nshapes, checks, result);
   if (o.trace)
     attach_trace(plan, sub.report(), nshapes, *journals,
                  o.trace_reference ? trace_dir_of(ws, Role::reference) : fs::path(), result);

@@ -688,7 +688,7 @@ TEST(RunnerCpu, AReferenceThatDiesLeavesNoFindingFromComparisons) {
       "    def forward(self, x, w):\n"
       "        import os, signal, sys\n"
       "        f = sys._getframe()\n"
-      "        while f is not None and not (f.f_code.co_name == 'run_reference' and 'jobs' in f.f_locals):\n"
+      "        while f is not None and not (f.f_code.co_name == 'answer_batches' and 'jobs' in f.f_locals):\n"
       "            f = f.f_back\n"
       "        if f is not None:\n"
       "            os.kill(os.getpid(), signal.SIGKILL)\n");
@@ -1150,6 +1150,96 @@ TEST(RunnerCpu, OutputsTheReferenceComputedWhileMakingInputsAnswerTheirJobs) {
   EXPECT_EQ(in_place["result"], "correct") << describe(in_place);
   EXPECT_EQ(known_jobs(in_place), static_cast<int>(in_place["input_probes"]["off_grid"]["shapes"].size()))
       << "no graded case answered from the habits call that changed its inputs: " << in_place["phases"].dump();
+}
+
+// The jobs each reference process answered, by the process its phases name.
+static std::map<std::string, int> jobs_by_process(const json& r) {
+  std::map<std::string, int> jobs;
+  for (const auto& p : r["phases"])
+    if (p["phase"] == "expected outputs") jobs[p["process"].get<std::string>()] += p.value("jobs", 0);
+  return jobs;
+}
+
+// The reference's helper (RunOptions::reference_helper): a second reference
+// process that answers timed samples beside the first. Whoever answers them,
+// every sampled call is checked against the same expected outputs: a clean
+// kernel stays clean, one right only while not timed is still caught, and no
+// job is lost.
+TEST(RunnerCpu, AReferenceHelperChangesNoVerdict) {
+  SKIP_WITHOUT_TORCH();
+  for (const auto& [solution, result, found] :
+       {std::tuple{"clean.py", "correct", Ids{}}, std::tuple{"untimed_only.py", "incorrect", Ids{"correct-only-untimed"}}}) {
+    auto o = options("linear_relu", solution);
+    o.distributions.clear();  // untimed_only's switch counts the graded calls
+    const json alone = kaudit::run::run_submission(o);
+    o.reference_helper = true;
+    const json r = kaudit::run::run_submission(o);
+    if (!r["isolation"].value("sandboxed", false)) GTEST_SKIP() << "no sandbox: the expected outputs come after the calls";
+    EXPECT_EQ(alone["result"], result) << solution << describe(alone);
+    EXPECT_EQ(r["result"], result) << solution << describe(r);
+    EXPECT_EQ(ids(r), found) << solution << describe(r);
+    bool imported = false;
+    for (const auto& p : r["phases"]) imported = imported || (p["process"] == "reference helper" && p["phase"] == "import");
+    EXPECT_TRUE(imported) << r["phases"].dump();
+    auto jobs = jobs_by_process(r);
+    EXPECT_GE(jobs["reference"] + jobs["reference helper"], jobs_by_process(alone)["reference"]) << r["phases"].dump();
+  }
+}
+
+// A reference slow in its first process (0.3 s a call): the helper answers
+// the timed samples that come while the first computes the correctness
+// cases. Where the helper cannot load the problem, the first answers them
+// all, and the run is what it would be alone.
+TEST(RunnerCpu, AReferenceHelperAnswersSamplesWhileTheFirstIsBusy) {
+  SKIP_WITHOUT_TORCH();
+  // linear_relu's reference, 0.3 s a call in the first process (its
+  // configuration is reference.json), as one looping over thousands of small
+  // kernels is on a GPU; with KAUDIT_TEST_HELPER_REFUSES set, the module
+  // refuses to load in the helper (reference-helper.json), and with
+  // KAUDIT_TEST_HELPER_DIES the helper's process kills itself in its first job.
+  std::string reference = std::regex_replace(
+      problem_file("linear_relu", "reference.py"), std::regex("    def forward\\(self, x, w\\):\n"),
+      "    def forward(self, x, w):\n"
+      "        if any(a.endswith('/reference.json') for a in __import__('sys').argv):\n"
+      "            __import__('time').sleep(0.3)\n"
+      "        elif __import__('os').environ.get('KAUDIT_TEST_HELPER_DIES'):\n"
+      "            __import__('os').kill(__import__('os').getpid(), 9)\n");
+  reference += "\nimport os, sys\n"
+               "if os.environ.get('KAUDIT_TEST_HELPER_REFUSES') and "
+               "any(a.endswith('/reference-helper.json') for a in sys.argv):\n"
+               "    raise RuntimeError('this problem does not load in the reference helper')\n";
+  ASSERT_NE(reference.find("sleep(0.3)"), std::string::npos) << reference;
+  auto o = options("linear_relu", "clean.py");
+  o.problem = problem_variant("linear_relu", "slow_first_reference", {{"reference.py", reference}});
+  o.reference_helper = true;
+  const json r = kaudit::run::run_submission(o);
+  if (!r["isolation"].value("sandboxed", false)) GTEST_SKIP() << "no sandbox: the expected outputs come after the calls";
+  EXPECT_EQ(r["result"], "correct") << describe(r);
+  EXPECT_EQ(ids(r), Ids{}) << describe(r);
+  EXPECT_GT(jobs_by_process(r)["reference helper"], 0) << r["phases"].dump();
+  ::setenv("KAUDIT_TEST_HELPER_REFUSES", "1", 1);
+  o.pass_env = {"KAUDIT_TEST_HELPER_REFUSES"};
+  const json refused = kaudit::run::run_submission(o);
+  ::unsetenv("KAUDIT_TEST_HELPER_REFUSES");
+  EXPECT_EQ(refused["result"], "correct") << describe(refused);
+  EXPECT_EQ(ids(refused), Ids{}) << describe(refused);
+  EXPECT_FALSE(refused["error"].is_object()) << describe(refused);
+  const auto jobs = jobs_by_process(refused);
+  EXPECT_FALSE(jobs.count("reference helper")) << "a helper that never loaded answers nothing: " << refused["phases"].dump();
+  EXPECT_EQ(jobs.at("reference"), jobs_by_process(r)["reference"] + jobs_by_process(r)["reference helper"])
+      << refused["phases"].dump();
+  // A helper whose process dies in a batch: the first answers that batch's
+  // jobs again, and the run is correct, with no error.
+  ::setenv("KAUDIT_TEST_HELPER_DIES", "1", 1);
+  o.pass_env = {"KAUDIT_TEST_HELPER_DIES"};
+  const json died = kaudit::run::run_submission(o);
+  ::unsetenv("KAUDIT_TEST_HELPER_DIES");
+  EXPECT_EQ(died["result"], "correct") << describe(died);
+  EXPECT_EQ(ids(died), Ids{}) << describe(died);
+  EXPECT_FALSE(died["error"].is_object()) << describe(died);
+  auto died_jobs = jobs_by_process(died);
+  EXPECT_GT(died_jobs["reference helper"], 0) << "the batch it died in: " << died["phases"].dump();
+  EXPECT_EQ(died_jobs["reference"], jobs.at("reference")) << "the first answered every job: " << died["phases"].dump();
 }
 
 TEST(RunnerCpu, ChangedProblemFileIsFound) {
