@@ -8,14 +8,14 @@ namespace kaudit::run {
 using json = nlohmann::json;
 
 void attach_trace(const RunPlan& plan, const SubmissionReport& report, int shapes, JournalRead& journals,
-                  const std::filesystem::path& reference_trace_dir, RunResult& result) {
+                  JournalRead* reference_journals, RunResult& result) {
   const auto since = clock_type::now();
   TimedCallTimes timed_ms;
   for (const auto& [key, t] : report.timings)
     for (const auto& x : t.value("times_ms", json::array()))
       timed_ms[{std::to_string(key.first), key.second}].push_back(x.is_number() ? x.get<double>() : 0.0);
   result.trace = summarize_trace(journals, report.pid, plan.options.solution.string(), result.findings, &plan.pack,
-                                 timed_ms, reference_trace_dir);
+                                 timed_ms, reference_journals);
   result.add_phase("runner",
                    {{"phase", "trace"},
                     {"parts", {{"read", std::round(journals.read_seconds() * 1e4) / 1e4},

@@ -14,8 +14,9 @@
 namespace kaudit::run {
 
 // `journals`: the submission's, read since its processes ended;
-// `reference_trace_dir`: the reference's journals (its own glue, trace_summary.h).
+// `reference_journals`: the reference's (its own glue, trace_summary.h), null
+// where it was not traced.
 void attach_trace(const RunPlan& plan, const SubmissionReport& report, int shapes, JournalRead& journals,
-                  const std::filesystem::path& reference_trace_dir, RunResult& result);
+                  JournalRead* reference_journals, RunResult& result);
 
 }  // namespace kaudit::run

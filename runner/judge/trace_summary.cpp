@@ -32,7 +32,9 @@ evidence::TraceRecord summarize_trace(const std::filesystem::path& journal_dir, 
                                       const std::filesystem::path& export_dir, const TimedCallTimes& timed_ms,
                                       const std::filesystem::path& reference_dir) {
   JournalRead journals(journal_dir, pid, export_dir);
-  return summarize_trace(journals, pid, solution, findings, pack, timed_ms, reference_dir);
+  std::optional<JournalRead> reference;
+  if (!reference_dir.empty()) reference.emplace(reference_dir, 0, std::filesystem::path());
+  return summarize_trace(journals, pid, solution, findings, pack, timed_ms, reference ? &*reference : nullptr);
 }
 
 JournalRead::State& JournalRead::state() { return *state_; }
@@ -41,11 +43,12 @@ JournalRead::State& JournalRead::state() { return *state_; }
 struct JournalRead::State {};
 JournalRead::JournalRead(std::filesystem::path, long, std::filesystem::path) : state_(std::make_unique<State>()) {}
 JournalRead::~JournalRead() = default;
+void JournalRead::wait() {}
 double JournalRead::read_seconds() const { return 0; }
 double JournalRead::wait_seconds() const { return 0; }
 
 evidence::TraceRecord summarize_trace(JournalRead&, long, const std::string&, std::vector<rules::Finding>&,
-                                      const rules::RulePack*, const TimedCallTimes&, const std::filesystem::path&) {
+                                      const rules::RulePack*, const TimedCallTimes&, JournalRead*) {
   evidence::TraceRecord out;
   out.reason = "kaudit was built without the trace model";
   return out;
@@ -171,16 +174,9 @@ struct ReferenceGlue {
   evidence::ReferenceGlue record;                                    // trace.reference_glue
 };
 
-ReferenceGlue reference_glue(const std::filesystem::path& dir, const tracer::Families& families,
+ReferenceGlue reference_glue(const tracer::Trace& trace, const tracer::Families& families,
                              const rules::RulePack& pack) {
   ReferenceGlue out;
-  tracer::Trace trace;
-  try {
-    trace = tracer::load_journal_dir(dir.string());
-  } catch (const std::exception& e) {
-    out.record.reason = std::string("the reference's trace could not be read: ") + e.what();
-    return out;
-  }
   struct Shape {
     std::set<uint32_t> calls;
     uint64_t work = 0;
@@ -606,6 +602,7 @@ evidence::TraceGroup judge_group(const GroupKey& key, const CallGroup& g, const 
 }  // namespace
 
 struct JournalRead::State {
+  std::filesystem::path dir;
   double read_seconds = 0, wait_seconds = 0;
   std::future<void> done;
   // Set by the thread before `done`:
@@ -617,6 +614,7 @@ struct JournalRead::State {
 
 JournalRead::JournalRead(std::filesystem::path dir, long pid, std::filesystem::path export_dir)
     : state_(std::make_unique<State>()) {
+  state_->dir = dir;
   auto work = [s = state_.get(), dir = std::move(dir), pid, export_dir = std::move(export_dir)] {
     const auto since = std::chrono::steady_clock::now();
     try {
@@ -649,18 +647,51 @@ JournalRead::~JournalRead() {
     state_->done.wait();
 }
 
+void JournalRead::wait() {
+  if (!state_->done.valid()) return;
+  const auto since = std::chrono::steady_clock::now();
+  state_->done.get();
+  state_->wait_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
+}
+
 double JournalRead::read_seconds() const { return state_->read_seconds; }
 double JournalRead::wait_seconds() const { return state_->wait_seconds; }
 
+namespace {
+
+// What `journals` read, once its thread is done.
+JournalRead::State& taken(JournalRead& journals) {
+  journals.wait();
+  return journals.state();
+}
+
+// The reference's trace as read ahead, or read again now where a process's
+// journal had not ended then: its marked calls' kernels may still have been
+// in the tracer's buffers, and glue missing from it would shrink the
+// submission's allowance.
+ReferenceGlue reference_glue_of(JournalRead& read_ahead, const tracer::Families& families,
+                                const rules::RulePack& pack) {
+  JournalRead::State& read = taken(read_ahead);
+  const auto& processes = read.trace.processes;
+  if (read.error.empty() && std::all_of(processes.begin(), processes.end(), [](const auto& p) { return p.complete(); }))
+    return reference_glue(read.trace, families, pack);
+  try {
+    return reference_glue(tracer::load_journal_dir(read.dir.string()), families, pack);
+  } catch (const std::exception& e) {
+    ReferenceGlue out;
+    out.record.reason = std::string("the reference's trace could not be read: ") + e.what();
+    return out;
+  }
+}
+
+}  // namespace
+
 evidence::TraceRecord summarize_trace(JournalRead& journals, long pid, const std::string& solution,
                                       std::vector<rules::Finding>& findings, const rules::RulePack* pack,
-                                      const TimedCallTimes& timed_ms, const std::filesystem::path& reference_dir) {
+                                      const TimedCallTimes& timed_ms, JournalRead* reference_journals) {
   evidence::TraceRecord out;
   out.status = "failed";
-  JournalRead::State& read = journals.state();
-  const auto since = std::chrono::steady_clock::now();
-  read.done.get();
-  read.wait_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
+  JournalRead::State& read = taken(journals);
   if (!read.error.empty()) {
     out.reason = read.error;
     return out;
@@ -689,10 +720,10 @@ evidence::TraceRecord summarize_trace(JournalRead& journals, long pid, const std
     const ProcessIndex index(*proc);
     library_findings(*proc, index, families, *pack, solution, findings);
     ReferenceGlue reference;
-    if (reference_dir.empty())
+    if (!reference_journals)
       reference.record.reason = "the reference's process was not traced";
     else
-      reference = reference_glue(reference_dir, families, *pack);
+      reference = reference_glue_of(*reference_journals, families, *pack);
     out.reference_glue = reference.record;
     out.authored_share = authored_share(*proc, index, families, *pack, reference, solution, findings);
   }

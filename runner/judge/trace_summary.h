@@ -47,8 +47,9 @@ class JournalRead {
   JournalRead(const JournalRead&) = delete;
   JournalRead& operator=(const JournalRead&) = delete;
 
+  void wait();                  // until its thread is done (summarize_trace waits so)
   double read_seconds() const;  // the reading and export, on their thread
-  double wait_seconds() const;  // what summarize_trace still waited for them
+  double wait_seconds() const;  // what was still waited for them
 
   struct State;  // what the thread makes (trace_summary.cpp)
   State& state();
@@ -57,10 +58,12 @@ class JournalRead {
   std::unique_ptr<State> state_;
 };
 
+// `reference_journals`: the reference's, read ahead once its first process
+// had answered its own jobs (read again where a journal had not ended then);
+// null where it was not traced.
 evidence::TraceRecord summarize_trace(JournalRead& journals, long submission_pid, const std::string& solution,
                                       std::vector<rules::Finding>& findings, const rules::RulePack* pack = nullptr,
-                                      const TimedCallTimes& timed_ms = {},
-                                      const std::filesystem::path& reference_dir = {});
+                                      const TimedCallTimes& timed_ms = {}, JournalRead* reference_journals = nullptr);
 // The same, read here (the trace bench, and callers with nothing to overlap).
 evidence::TraceRecord summarize_trace(const std::filesystem::path& journal_dir, long submission_pid,
                                       const std::string& solution, std::vector<rules::Finding>& findings,

@@ -20,6 +20,7 @@
 #include "common/utf8.h"
 
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <random>
@@ -151,6 +152,18 @@ void ask(ReferenceSession& ref, std::set<std::string>& asked, json jobs) {
   ref.queue_expected(std::move(jobs));
 }
 
+// The submission's second configuration (its inputs, the calls it makes,
+// the probes), written where its process reads it.
+json write_submission_stage(const RunPlan& plan, const Workspace& ws, const ReferenceSession& ref, int nshapes,
+                            const std::optional<Hardware>& hw, const fs::path& path) {
+  const double l2 = hw && hw->l2_bytes > 0 ? hw->l2_bytes : 64.0 * (1 << 20);
+  json stage = stage_config(plan, ws, ref.inputs(), ref.habits(), ref.reproducible_shapes(), nshapes, l2);
+  std::mt19937_64 rng{std::random_device{}()};
+  add_probe_calls(stage, ref.probes(), nshapes, ref.inputs(), rng);
+  std::ofstream(path) << common::json_text(stage);
+  return stage;
+}
+
 // The reference's helper, started where the run has one (RunOptions::reference_helper).
 std::unique_ptr<ReferenceSession> start_reference_helper(const RunPlan& plan, const Workspace& ws, bool beside,
                                                          DeviceAccess& device, ReferenceSession& ref,
@@ -191,15 +204,18 @@ void judge_comparisons(const RunPlan& plan, const Workspace& ws, const Submissio
 // a helper can cost time but never change a verdict. The helper's phases
 // join the run's; nothing else of its result does. `digests` gets both
 // processes' input fingerprints (ReferenceSession::input_digests).
+// `first_done` is called once the first has answered its own jobs.
 std::map<std::string, json> reference_answers(ReferenceSession& ref, ReferenceSession* helper, RunResult& helper_result,
                                               const json& last_jobs, RunResult& result,
-                                              std::map<std::string, std::string>& digests) {
+                                              std::map<std::string, std::string>& digests,
+                                              const std::function<void()>& first_done) {
   if (!helper) {
     auto expected = ref.expected_outputs(last_jobs);
     digests = ref.input_digests();
     return expected;
   }
   ref.close_beside(last_jobs);
+  first_done();
   helper->expected_outputs(json::array());
   for (auto& phase : helper_result.phases) result.phases.push_back(std::move(phase));
   auto expected = ref.expected_outputs(helper->unanswered());
@@ -346,14 +362,9 @@ RunResult run_protocol(const RunOptions& o) {
   }
   const FileSeal input_seal = seal_reference_inputs(ref, ws);
   const std::optional<Hardware> hw = hardware_of(plan, result);
-  const double l2 = hw && hw->l2_bytes > 0 ? hw->l2_bytes : 64.0 * (1 << 20);
-
   const int nshapes = static_cast<int>(ref.shapes().size());
   const fs::path stage_path = ws.submission_config_dir() / "submission-inputs.json";
-  json stage = stage_config(plan, ws, ref.inputs(), ref.habits(), ref.reproducible_shapes(), nshapes, l2);
-  std::mt19937_64 rng{std::random_device{}()};
-  add_probe_calls(stage, ref.probes(), nshapes, ref.inputs(), rng);
-  std::ofstream(stage_path) << common::json_text(stage);
+  const json stage = write_submission_stage(plan, ws, ref, nshapes, hw, stage_path);
   for (ReferenceSession* r : {&ref, helper.get()})
     if (r) r->listen([&checks](const std::string& id, const json& outputs) { checks.arrived(id, outputs); });
   std::set<std::string> asked_beside;  // job ids
@@ -379,8 +390,14 @@ RunResult run_protocol(const RunOptions& o) {
   const json last_jobs = inputs_intact ? not_asked(std::move(jobs), asked_beside) : json::array();
   checks.expect(checks_to_start(plan, sub.report(), nshapes, ws.xfer()));
   std::map<std::string, std::string> input_digests;
-  std::map<std::string, json> expected =
-      reference_answers(ref, helper.get(), helper_result, last_jobs, result, input_digests);
+  // The reference's journals are read from when its first process is done
+  // (beside the helper's last samples, if it has one), else at the trace step.
+  std::optional<JournalRead> reference_journals;
+  auto read_reference_journals = [&] {
+    if (o.trace && o.trace_reference) reference_journals.emplace(trace_dir_of(ws, Role::reference), 0, fs::path());
+  };
+  std::map<std::string, json> expected = reference_answers(ref, helper.get(), helper_result, last_jobs, result,
+                                                           input_digests, read_reference_journals);
   if (!inputs_intact) expected.clear();  // what was computed beside answers another question
   else mark_reference_failures(plan, nshapes, ref, asked_beside, last_jobs, expected, result);
   alias_first_case_samples(sub.report(), ref.inputs(), expected);
@@ -389,9 +406,10 @@ RunResult run_protocol(const RunOptions& o) {
   hold_seeded_inputs(sub.report(), input_digests, expected);
 
   judge_comparisons(plan, ws, sub, ref, expected, hw, nshapes, checks, result);
-  if (o.trace)
-    attach_trace(plan, sub.report(), nshapes, *journals,
-                 o.trace_reference ? trace_dir_of(ws, Role::reference) : fs::path(), result);
+  if (o.trace) {
+    if (!reference_journals) read_reference_journals();
+    attach_trace(plan, sub.report(), nshapes, *journals, reference_journals ? &*reference_journals : nullptr, result);
+  }
   if (hw) result.hardware = {{"name", hw->name}, {"peak_basis", o.peak_basis}};
   return finished();
 }

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <iterator>
 #include <set>
+#include <sstream>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -371,6 +372,42 @@ TEST_F(AuthoredShare, GlueTheReferenceItselfSpendsIsAllowed) {
   EXPECT_NEAR(share["reference_glue_ms_per_call"].get<double>(), 0.2, 1e-6);
   EXPECT_NEAR(share["library_counted_ms"].get<double>(), 0.0, 1e-9);  // 0.25 ms a call against 1.5 x 0.2
   EXPECT_NEAR(share["share"].get<double>(), 1.0, 1e-9);
+}
+
+// The runner reads the reference's journals ahead, once its first process
+// has answered its own jobs. A journal without its end line then (the
+// tracer not finished: its marked calls' kernels may still be in CUPTI's
+// buffers) is read again at the summary: the glue allowed is the whole
+// journal's, never the part written by then.
+TEST_F(AuthoredShare, AReferenceJournalReadBeforeItEndedIsReadAgain) {
+  const Kernels submission = {{kTriton, "grouped_gemm_kernel", 700},
+                              {kTorchCuda, "void at::native::reduce_kernel<512, 1, ReduceOp<long>>", 250}};
+  const Kernels reference = {{kCublasLt, "nvjet_tst_128x256", 900},
+                             {kTorchCuda, "void at::native::reduce_kernel<512, 1, ReduceOp<long>>", 200}};
+  std::ofstream(dir / "kaudit-trace.78.jsonl") << timed_journal(submission);
+  const fs::path reference_dir = dir / "reference";
+  fs::create_directories(reference_dir);
+  const std::string whole = timed_journal(reference, 5, {}, true);
+  std::string early;  // its calls marked, no kernel delivered yet, no end line
+  std::istringstream lines(whole);
+  for (std::string line; std::getline(lines, line);)
+    if (line.find(R"("type":"kernel")") == std::string::npos && line.find(R"("type":"end")") == std::string::npos)
+      early += line + "\n";
+  std::ofstream(reference_dir / "kaudit-trace.79.jsonl") << early;
+  kaudit::run::JournalRead ahead(reference_dir, 0, {});
+  ahead.wait();
+  std::ofstream(reference_dir / "kaudit-trace.79.jsonl") << whole;
+  kaudit::rules::RulePack pack = kaudit::rules::default_rule_pack();
+  pack.banned_kernel_patterns = {"nvjet"};
+  pack.thresholds.min_own_kernel_share = 0.85;
+  std::vector<kaudit::rules::Finding> findings;
+  kaudit::run::JournalRead journals(dir, 78, {});
+  const auto doc =
+      kaudit::evidence::to_json(kaudit::run::summarize_trace(journals, 78, "solution.py", findings, &pack, {}, &ahead));
+  if (doc["status"] == "unavailable") GTEST_SKIP() << "kaudit built without the trace model";
+  ASSERT_EQ(doc["reference_glue"]["status"], "ok") << doc.dump();
+  EXPECT_NEAR(doc["reference_glue"]["shapes"][0]["glue_ms_per_call"].get<double>(), 0.2, 1e-6) << doc.dump();
+  EXPECT_EQ(ids(findings), (std::set<std::string>{})) << doc.dump();
 }
 
 // The allowance is the reference's glue, not its work: the same unbanned
