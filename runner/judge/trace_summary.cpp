@@ -22,6 +22,7 @@
 #include <future>
 #include <map>
 #include <regex>
+#include <type_traits>
 #include <unordered_map>
 #include <set>
 
@@ -312,11 +313,16 @@ std::vector<evidence::AuthoredShare> authored_share(const tracer::Process& proc,
 
 // What the exported files keep: every call but the correctness, timed and
 // warm-up calls past the first kExportedPerGroup of each shape and mode (for
-// correctness calls: of each shape, the seed cases first). A submission that
-// launches thousands of kernels per call would otherwise make files of
-// gigabytes that take minutes to write and that Perfetto cannot open; the
-// findings and the run's summary come from the whole trace.
+// correctness calls: of each shape, the seed cases first), and calls in the
+// journal's order only while their kernels come to at most
+// kExportedKernels (as many records outside every call, of each kind). A
+// submission that launches thousands of kernels per call would otherwise
+// make files of gigabytes that take minutes to write and that Perfetto
+// cannot open (kda's chunked-torch cheat: 300,000 kernels kept by the first
+// rule alone, most of a 38 s trace step on an H100); the findings and the
+// run's summary come from the whole trace.
 constexpr int64_t kExportedPerGroup = 2;
+constexpr std::size_t kExportedKernels = 20'000;
 
 // `p` without its kernels, launches and transfers, copied without copying them.
 tracer::Process without_records(tracer::Process& p) {
@@ -347,12 +353,28 @@ tracer::Trace trace_for_export(tracer::Trace& whole) {
   out.exit_status = whole.exit_status;
   out.notes = whole.notes;
   for (auto& whole_process : whole.processes) {
+    std::map<uint32_t, std::size_t> kernels_of;  // by call
+    for (const auto& k : whole_process.kernels) ++kernels_of[k.call];
     std::set<uint32_t> dropped;
-    for (const auto& c : whole_process.calls)
-      if ((c.phase == "timed" || c.phase == "warmup" || c.phase == "correctness") && c.index >= kExportedPerGroup)
+    std::size_t budget = kExportedKernels;
+    for (const auto& c : whole_process.calls) {
+      const std::size_t n = kernels_of[c.id];
+      if (((c.phase == "timed" || c.phase == "warmup" || c.phase == "correctness") && c.index >= kExportedPerGroup) ||
+          n > budget)
         dropped.insert(c.id);
+      else
+        budget -= n;
+    }
     tracer::Process& p = out.processes.emplace_back(without_records(whole_process));
-    auto kept = [&](const auto& record) { return dropped.count(record.call) == 0; };
+    std::size_t outside_kernels = 0, outside_launches = 0, outside_transfers = 0;  // records of no call, kept
+    auto under = [](std::size_t& kept_so_far) { return kept_so_far++ < kExportedKernels; };
+    auto kept = [&](const auto& record) {
+      if (record.call != 0) return dropped.count(record.call) == 0;
+      using Record = std::decay_t<decltype(record)>;
+      if constexpr (std::is_same_v<Record, tracer::Kernel>) return under(outside_kernels);
+      else if constexpr (std::is_same_v<Record, tracer::Launch>) return under(outside_launches);
+      else return under(outside_transfers);
+    };
     std::copy_if(whole_process.kernels.begin(), whole_process.kernels.end(), std::back_inserter(p.kernels), kept);
     std::copy_if(whole_process.launches.begin(), whole_process.launches.end(), std::back_inserter(p.launches), kept);
     std::copy_if(whole_process.transfers.begin(), whole_process.transfers.end(), std::back_inserter(p.transfers),
@@ -362,8 +384,9 @@ tracer::Trace trace_for_export(tracer::Trace& whole) {
                                      std::to_string(whole_process.kernels.size()) +
                                      " kernels: the correctness, timed and warm-up calls past the first " +
                                      std::to_string(kExportedPerGroup) +
-                                     " of each shape and mode are left out of this file (kaudit's findings "
-                                     "used them all)"});
+                                     " of each shape and mode are left out of this file, and the calls and "
+                                     "records past the first " + std::to_string(kExportedKernels) +
+                                     " kernels (kaudit's findings used them all)"});
   }
   return out;
 }

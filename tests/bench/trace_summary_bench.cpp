@@ -18,6 +18,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 
 namespace {
@@ -41,11 +42,13 @@ fs::path make_journal() {
   std::string kernels;
   uint64_t ts = 1'796'256'373'221'050'363, corr = 1;
   const char* phases[] = {"correctness", "warmup", "timed"};
+  std::map<std::string, int> index;  // each call's index in its phase, shape and mode, as the harness counts
   for (int c = 1; c <= kCalls; ++c) {
     const char* phase = phases[c <= 30 ? 0 : c <= 60 ? 1 : 2];
     const char* mode = c <= 30 ? "" : (c % 3 == 0 ? "bench" : c % 3 == 1 ? "fresh" : "rewrite");
     out << R"({"type":"call_begin","call":)" << c << R"(,"phase":")" << phase << R"(","shape":")" << c % 3
-        << R"(","mode":")" << mode << R"(","index":)" << c << R"(,"ts":)" << ts << R"(,"tid":5199})" << "\n";
+        << R"(","mode":")" << mode << R"(","index":)" << index[std::string(phase) + char('0' + c % 3) + mode]++
+        << R"(,"ts":)" << ts << R"(,"tid":5199})" << "\n";
     for (int k = 0; k < kKernelsPerCall; ++k, ++corr, ts += 3000) {
       out << R"({"type":"launch","corr":)" << corr << R"(,"api":"cuLaunchKernel","tid":5199,"enter":)" << ts + 1000
           << R"(,"exit":)" << ts + 1900 << R"(,"parent":)" << corr << R"(,"launcher":2,"call":)" << c << "}\n";

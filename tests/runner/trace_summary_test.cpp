@@ -168,6 +168,37 @@ TEST_F(TraceSummary, ExportKeepsTheFirstCallsOfEachShapeAndMode) {
   EXPECT_TRUE(fs::exists(dir / "export" / "trace.chrome.json"));
 }
 
+// Calls whose kernels together pass the export's budget (20,000 kernels): the
+// file keeps calls in order up to it, and says how many it left out.
+TEST_F(TraceSummary, ExportStopsAtItsKernelBudget) {
+  std::ofstream out(dir / "kaudit-trace.77.jsonl");
+  out << journal_head();
+  long corr = 1, t = 1000;
+  for (int c = 1; c <= 30; ++c) {  // 30 shapes' first correctness case, 1,000 kernels each
+    out << R"({"type":"call_begin","call":)" << c << R"(,"phase":"correctness","shape":")" << c
+        << R"(","mode":"","index":0,"ts":)" << t << "}\n";
+    for (int k = 0; k < 1000; ++k, ++corr, t += 10)
+      out << R"({"type":"launch","corr":)" << corr << R"(,"api":"cuLaunchKernelEx","tid":7,"enter":)" << t
+          << R"(,"exit":)" << t + 1 << R"(,"launcher":1,"call":)" << c << "}\n"
+          << R"({"type":"kernel","corr":)" << corr << R"(,"name":"topk_kernel","stream":7,"start":)" << t + 2
+          << R"(,"end":)" << t + 8 << "}\n";
+    out << R"({"type":"call_end","call":)" << c << R"(,"ts":)" << t << "}\n";
+  }
+  out << R"({"type":"end","reason":"exit","dropped":0,"launches":30000})" << "\n";
+  out.close();
+  std::vector<kaudit::rules::Finding> findings;
+  const auto doc = summarized(dir, 77, "solution.py", findings, nullptr, dir / "export", {});
+  if (doc["status"] == "unavailable") GTEST_SKIP() << "kaudit built without the trace model";
+  std::ifstream in(dir / "export" / "trace.json");
+  const auto exported = nlohmann::json::parse(in);
+  const auto& p = exported["processes"][0];
+  EXPECT_EQ(p["kernels"].size(), 20000u);
+  EXPECT_EQ(p["launches"].size(), 20000u);
+  bool noted = false;
+  for (const auto& n : p["notes"]) noted = noted || n["text"].get<std::string>().find("exported 20000 of 30000") != std::string::npos;
+  EXPECT_TRUE(noted) << p["notes"].dump();
+}
+
 // The runner begins reading the journals when the submission's processes
 // end and summarises them later (JournalRead): the summary, its findings and
 // the exported files are those of a read at the end, and a read never taken
