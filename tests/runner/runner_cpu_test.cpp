@@ -1217,26 +1217,25 @@ TEST(RunnerCpu, AReferenceHelperAnswersSamplesWhileTheFirstIsBusy) {
   EXPECT_EQ(r["result"], "correct") << describe(r);
   EXPECT_EQ(ids(r), Ids{}) << describe(r);
   EXPECT_GT(jobs_by_process(r)["reference helper"], 0) << r["phases"].dump();
-  ::setenv("KAUDIT_TEST_HELPER_REFUSES", "1", 1);
-  o.pass_env = {"KAUDIT_TEST_HELPER_REFUSES"};
-  const json refused = kaudit::run::run_submission(o);
-  ::unsetenv("KAUDIT_TEST_HELPER_REFUSES");
-  EXPECT_EQ(refused["result"], "correct") << describe(refused);
-  EXPECT_EQ(ids(refused), Ids{}) << describe(refused);
-  EXPECT_FALSE(refused["error"].is_object()) << describe(refused);
+  // With the environment variable `set`: correct, clean and with no error still.
+  auto clean_run_with = [&o](const char* set) {
+    ::setenv(set, "1", 1);
+    o.pass_env = {set};
+    const json run = kaudit::run::run_submission(o);
+    ::unsetenv(set);
+    EXPECT_EQ(run["result"], "correct") << set << describe(run);
+    EXPECT_EQ(ids(run), Ids{}) << set << describe(run);
+    EXPECT_FALSE(run["error"].is_object()) << set << describe(run);
+    return run;
+  };
+  const json refused = clean_run_with("KAUDIT_TEST_HELPER_REFUSES");
   const auto jobs = jobs_by_process(refused);
   EXPECT_FALSE(jobs.count("reference helper")) << "a helper that never loaded answers nothing: " << refused["phases"].dump();
   EXPECT_EQ(jobs.at("reference"), jobs_by_process(r)["reference"] + jobs_by_process(r)["reference helper"])
       << refused["phases"].dump();
   // A helper whose process dies in a batch: the first answers that batch's
   // jobs again, and the run is correct, with no error.
-  ::setenv("KAUDIT_TEST_HELPER_DIES", "1", 1);
-  o.pass_env = {"KAUDIT_TEST_HELPER_DIES"};
-  const json died = kaudit::run::run_submission(o);
-  ::unsetenv("KAUDIT_TEST_HELPER_DIES");
-  EXPECT_EQ(died["result"], "correct") << describe(died);
-  EXPECT_EQ(ids(died), Ids{}) << describe(died);
-  EXPECT_FALSE(died["error"].is_object()) << describe(died);
+  const json died = clean_run_with("KAUDIT_TEST_HELPER_DIES");
   auto died_jobs = jobs_by_process(died);
   EXPECT_GT(died_jobs["reference helper"], 0) << "the batch it died in: " << died["phases"].dump();
   EXPECT_EQ(died_jobs["reference"], jobs.at("reference")) << "the first answered every job: " << died["phases"].dump();

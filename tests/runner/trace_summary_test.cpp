@@ -141,6 +141,22 @@ TEST_F(TraceSummary, ATimerReadInsideATimedCallIsALead) {
   }
 }
 
+// Process 77's journals in `dir` summarised and exported: the exported
+// trace.json's process; null where kaudit has no trace model.
+nlohmann::json exported_process(const fs::path& dir) {
+  std::vector<kaudit::rules::Finding> findings;
+  const auto doc = summarized(dir, 77, "solution.py", findings, nullptr, dir / "export", {});
+  if (doc["status"] == "unavailable") return nullptr;
+  std::ifstream in(dir / "export" / "trace.json");
+  return nlohmann::json::parse(in)["processes"][0];
+}
+
+bool noted(const nlohmann::json& process, const std::string& text) {
+  for (const auto& n : process["notes"])
+    if (n["text"].get<std::string>().find(text) != std::string::npos) return true;
+  return false;
+}
+
 TEST_F(TraceSummary, ExportKeepsTheFirstCallsOfEachShapeAndMode) {
   // Three correctness cases of another shape: the first two are exported.
   std::ofstream more(dir / "kaudit-trace.77.jsonl", std::ios::app);
@@ -155,16 +171,10 @@ TEST_F(TraceSummary, ExportKeepsTheFirstCallsOfEachShapeAndMode) {
          << R"(,"end":)" << t << "}\n";
   }
   more.close();
-  std::vector<kaudit::rules::Finding> findings;
-  const auto doc = summarized(dir, 77, "solution.py", findings, nullptr, dir / "export", {});
-  if (doc["status"] == "unavailable") GTEST_SKIP() << "kaudit built without the trace model";
-  std::ifstream in(dir / "export" / "trace.json");
-  const auto exported = nlohmann::json::parse(in);
-  const auto& p = exported["processes"][0];
+  const auto p = exported_process(dir);
+  if (p.is_null()) GTEST_SKIP() << "kaudit built without the trace model";
   EXPECT_EQ(p["kernels"].size(), 5u) << "shape 0's correctness call, its timed calls 0 and 1, shape 1's cases 0 and 1";
-  bool noted = false;
-  for (const auto& n : p["notes"]) noted = noted || n["text"].get<std::string>().find("exported 5 of 8") != std::string::npos;
-  EXPECT_TRUE(noted) << p["notes"].dump();
+  EXPECT_TRUE(noted(p, "exported 5 of 8")) << p["notes"].dump();
   EXPECT_TRUE(fs::exists(dir / "export" / "trace.chrome.json"));
 }
 
@@ -186,17 +196,11 @@ TEST_F(TraceSummary, ExportStopsAtItsKernelBudget) {
   }
   out << R"({"type":"end","reason":"exit","dropped":0,"launches":30000})" << "\n";
   out.close();
-  std::vector<kaudit::rules::Finding> findings;
-  const auto doc = summarized(dir, 77, "solution.py", findings, nullptr, dir / "export", {});
-  if (doc["status"] == "unavailable") GTEST_SKIP() << "kaudit built without the trace model";
-  std::ifstream in(dir / "export" / "trace.json");
-  const auto exported = nlohmann::json::parse(in);
-  const auto& p = exported["processes"][0];
+  const auto p = exported_process(dir);
+  if (p.is_null()) GTEST_SKIP() << "kaudit built without the trace model";
   EXPECT_EQ(p["kernels"].size(), 20000u);
   EXPECT_EQ(p["launches"].size(), 20000u);
-  bool noted = false;
-  for (const auto& n : p["notes"]) noted = noted || n["text"].get<std::string>().find("exported 20000 of 30000") != std::string::npos;
-  EXPECT_TRUE(noted) << p["notes"].dump();
+  EXPECT_TRUE(noted(p, "exported 20000 of 30000")) << p["notes"].dump();
 }
 
 // The runner begins reading the journals when the submission's processes
