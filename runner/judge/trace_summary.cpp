@@ -313,9 +313,10 @@ std::vector<evidence::AuthoredShare> authored_share(const tracer::Process& proc,
 
 // What the exported files keep: every call but the correctness, timed and
 // warm-up calls past the first kExportedPerGroup of each shape and mode (for
-// correctness calls: of each shape, the seed cases first), and calls in the
-// journal's order only while their kernels come to at most
-// kExportedKernels (as many records outside every call, of each kind). A
+// correctness calls: of each shape, the seed cases first), and of those,
+// each group's first call, then each one's second (in the journal's order),
+// only while their kernels come to at most kExportedKernels (as many
+// records outside every call, of each kind). A
 // submission that launches thousands of kernels per call would otherwise
 // make files of gigabytes that take minutes to write and that Perfetto
 // cannot open (kda's chunked-torch cheat: 300,000 kernels kept by the first
@@ -355,13 +356,19 @@ tracer::Trace trace_for_export(tracer::Trace& whole) {
   for (auto& whole_process : whole.processes) {
     std::map<uint32_t, std::size_t> kernels_of;  // by call
     for (const auto& k : whole_process.kernels) ++kernels_of[k.call];
+    // Each group's first call before any group's second, so that the budget
+    // never leaves the timed calls out for the correctness cases' sake.
+    std::vector<const tracer::Call*> by_index;
+    for (const auto& c : whole_process.calls) by_index.push_back(&c);
+    std::stable_sort(by_index.begin(), by_index.end(),
+                     [](const tracer::Call* a, const tracer::Call* b) { return a->index < b->index; });
     std::set<uint32_t> dropped;
     std::size_t budget = kExportedKernels;
-    for (const auto& c : whole_process.calls) {
-      const std::size_t n = kernels_of[c.id];
-      if (((c.phase == "timed" || c.phase == "warmup" || c.phase == "correctness") && c.index >= kExportedPerGroup) ||
+    for (const tracer::Call* c : by_index) {
+      const std::size_t n = kernels_of[c->id];
+      if (((c->phase == "timed" || c->phase == "warmup" || c->phase == "correctness") && c->index >= kExportedPerGroup) ||
           n > budget)
-        dropped.insert(c.id);
+        dropped.insert(c->id);
       else
         budget -= n;
     }

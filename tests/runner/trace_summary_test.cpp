@@ -179,14 +179,18 @@ TEST_F(TraceSummary, ExportKeepsTheFirstCallsOfEachShapeAndMode) {
 }
 
 // Calls whose kernels together pass the export's budget (20,000 kernels): the
-// file keeps calls in order up to it, and says how many it left out.
+// file keeps each group's first call before any second one, in order up to
+// the budget, and says how many it left out. A submission that fills its
+// correctness cases with kernels does not push its timed calls out of it.
 TEST_F(TraceSummary, ExportStopsAtItsKernelBudget) {
   std::ofstream out(dir / "kaudit-trace.77.jsonl");
   out << journal_head();
   long corr = 1, t = 1000;
-  for (int c = 1; c <= 30; ++c) {  // 30 shapes' first correctness case, 1,000 kernels each
-    out << R"({"type":"call_begin","call":)" << c << R"(,"phase":"correctness","shape":")" << c
-        << R"(","mode":"","index":0,"ts":)" << t << "}\n";
+  for (int c = 1; c <= 30; ++c) {  // 15 shapes' first two correctness cases, then shape 0's timed calls 0 and 1
+    const bool timed = c > 28;
+    out << R"({"type":"call_begin","call":)" << c << R"(,"phase":")" << (timed ? "timed" : "correctness")
+        << R"(","shape":")" << (timed ? 0 : c / 2) << R"(","mode":")" << (timed ? "bench" : "") << R"(","index":)"
+        << (timed ? c - 29 : c % 2) << R"(,"ts":)" << t << "}\n";
     for (int k = 0; k < 1000; ++k, ++corr, t += 10)
       out << R"({"type":"launch","corr":)" << corr << R"(,"api":"cuLaunchKernelEx","tid":7,"enter":)" << t
           << R"(,"exit":)" << t + 1 << R"(,"launcher":1,"call":)" << c << "}\n"
@@ -201,6 +205,10 @@ TEST_F(TraceSummary, ExportStopsAtItsKernelBudget) {
   EXPECT_EQ(p["kernels"].size(), 20000u);
   EXPECT_EQ(p["launches"].size(), 20000u);
   EXPECT_TRUE(noted(p, "exported 20000 of 30000")) << p["notes"].dump();
+  std::set<long> calls;
+  for (const auto& k : p["kernels"]) calls.insert(k["call"].get<long>());
+  EXPECT_TRUE(calls.count(29)) << "the first timed call";
+  EXPECT_FALSE(calls.count(30)) << "a group's second call waits for every group's first";
 }
 
 // The runner begins reading the journals when the submission's processes
