@@ -64,7 +64,7 @@ struct RunFlags {
   run::RunOptions opts;
   std::string modes = "bench,fresh,rewrite", output, stress = "0.01,100";
   std::string distributions = "permuted,shifted,scaled,heavy-tailed,special,input-ends";
-  std::string hardware, pack;
+  std::string hardware, pack, reference_helper = "auto";
   int trials = 0;
   double setup_timeout = 0, phase_timeout = 0, call_timeout = 0;
   bool no_poison = false, quiet = false;
@@ -125,6 +125,12 @@ void add_environment_flags(CLI::App* cmd, RunFlags& f) {
                   "Processes and threads each child may have at once, where a cgroup or RLIMIT_NPROC can hold them")
       ->check(CLI::Range(16L, 1L << 22))
       ->capture_default_str();
+  cmd->add_option("--reference-helper", f.reference_helper,
+                  "The reference's helper (a second reference process for the timed samples' expected outputs): "
+                  "auto (one where the run has the GPU alone, started with the first), off, with-reference or "
+                  "after-inputs (one where the run has the GPU alone, started then)")
+      ->check(CLI::IsMember({"auto", "off", "with-reference", "after-inputs"}))
+      ->capture_default_str();
   cmd->add_flag("--unsafe-no-sandbox", o.unsafe_no_sandbox,
                 "Run the submission as your own user, without the sandbox (only where none can be had; recorded)");
 }
@@ -149,6 +155,8 @@ run::RunOptions options_of(const RunFlags& f) {
   if (!f.hardware.empty()) o.hardware = f.hardware;
   if (!f.pack.empty()) o.rule_pack = f.pack;
   o.poison = !f.no_poison;
+  if (f.reference_helper == "off") o.reference_helper = false;
+  if (f.reference_helper == "after-inputs") o.reference_helper_start = run::RunOptions::HelperStart::after_inputs;
   return o;
 }
 

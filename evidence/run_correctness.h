@@ -18,7 +18,7 @@ struct CaseCheck {
   int index = 0;  // the case's index among the run's cases ("case")
   std::optional<long long> seed;
   double scale = 1.0;
-  std::string kind = "seed";       // seed | stress
+  std::string kind = "seed";       // seed | bounds | stress
   std::string status = "not run";  // passed | failed | skipped | not run
   std::string reason;
   // The output check's numbers (max_abs_error, max_rel_error, mismatches,

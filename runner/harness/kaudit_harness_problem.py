@@ -2,6 +2,7 @@
 reference model and its state dict; and the CPU stand-in for CUDA."""
 import contextlib
 import importlib.util
+import numbers
 import os
 import sys
 from kaudit_harness_protocol import CONFIG, send
@@ -200,36 +201,116 @@ class Problem:
         tensors permuted from the seed, but for the first correctness seed's."""
         values = self.draw(seed)
         first = CONFIG.get("first_seed")
-        if first is not None and seed != first and self.ignores_seed(values, first):
+        if first is not None and seed != first and self.ignores_seed(seed, values, first):
             values = permuted_floats(values, seed)
         return values
 
-    def draw(self, seed):
-        """get_inputs() under the seed, as the problem draws it."""
+    def draw(self, seed, bounds=None):
+        """get_inputs() under the seed, as the problem draws it; a bounds
+        seed's (CONFIG "bounds_seeds") with its integer draws at their ends
+        (integers_at_their_bounds)."""
+        if bounds is None:
+            bounds = seed in CONFIG.get("bounds_seeds", ())
         device = CONFIG["device"]
         if device != "cpu":
             try:
-                with self.drawing_on_device():
+                with self.drawing_on_device(), integers_at_their_bounds(self.torch, seed, bounds):
                     T.manual_seed(seed)
                     values = self.ref.get_inputs()
                 return [T.to(v, device) if isinstance(v, T.Tensor) else v for v in values]
             except Exception:  # noqa: BLE001 - drawn on the host below, from the same seed
                 pass
-        T.manual_seed(seed)
-        return [T.to(v, device) if isinstance(v, T.Tensor) else v for v in self.ref.get_inputs()]
+        with integers_at_their_bounds(self.torch, seed, bounds):
+            T.manual_seed(seed)
+            values = self.ref.get_inputs()
+        return [T.to(v, device) if isinstance(v, T.Tensor) else v for v in values]
 
-    def ignores_seed(self, values, first):
+    def ignores_seed(self, seed, values, first):
         """Whether the generator draws the same inputs whatever the seed at the
         current shape (upstream's KDA seeds torch with 0 inside get_inputs):
         then every case and every fresh or rewrite call would be the bench
         call's inputs again, and a cache keyed on their values or their address
         would pass for work. Decided once a shape, alike in both processes: a
-        draw from another seed against the first correctness seed's."""
+        draw from another seed against the first correctness seed's (a plain
+        draw: a bounds seed's differs wherever the problem draws integers)."""
         known = self.__dict__.setdefault("seedless", {})
         if self.current not in known:
-            base = self.draw(first)
+            base = self.draw(first, bounds=False)
+            if seed in CONFIG.get("bounds_seeds", ()):
+                values = self.draw(seed, bounds=False)
             known[self.current] = len(base) == len(values) and same_values(self.torch, base, values)
         return known[self.current]
+
+
+# A bounds case's share of each integer draw's elements put at the range's low
+# end, and as many at its high end.
+BOUNDS_SHARE = 1 / 3
+
+
+@contextlib.contextmanager
+def integers_at_their_bounds(torch, seed, on=True):
+    """While on, each torch.randint and torch.randint_like call puts a third of
+    the elements it drew at the low end of its range and a third at the high
+    end, its first element at the high end and its last at the low end (kept
+    in case the problem overwrites the first, as the paged-attention problem
+    sets the first sequence's length). Every value is one the problem's own
+    draw can return, so a correct kernel must take it, but random draws rarely
+    hit it: a kernel wrong only on sequences of one token passed 12 random
+    cases. Which elements is drawn from the seed on a generator of its own, so
+    both processes draw the same inputs and the problem's own draws after it
+    stay as they were."""
+    if not on:
+        yield
+        return
+    saved = {name: getattr(torch, name) for name in ("randint", "randint_like") if hasattr(torch, name)}
+    calls = [0]
+
+    def at_bounds(out, span):
+        if span is None or not isinstance(out, torch.Tensor) or out.numel() == 0 or span[1] - 1 < span[0]:
+            return out
+        calls[0] += 1
+        generator = T.Generator(device=out.device)
+        generator.manual_seed(seed * 7919 + calls[0])
+        u = torch.rand(out.shape, generator=generator, device=out.device)
+        flat = T.view(u, (-1,))
+        if T.numel(flat) >= 2:
+            flat[0], flat[-1] = 1.0, 0.0
+        out.masked_fill_(u >= 1 - BOUNDS_SHARE, span[1] - 1)
+        out.masked_fill_(u < BOUNDS_SHARE, span[0])
+        return out
+
+    def randint(*args, **kwargs):
+        return at_bounds(saved["randint"](*args, **kwargs), randint_span(args, kwargs))
+
+    def randint_like(*args, **kwargs):
+        return at_bounds(saved["randint_like"](*args, **kwargs), randint_span(args[1:], kwargs))
+
+    wrappers = {"randint": randint, "randint_like": randint_like}
+    try:
+        for name in saved:
+            setattr(torch, name, wrappers[name])
+        yield
+    finally:
+        for name, fn in saved.items():
+            setattr(torch, name, fn)
+
+
+def randint_span(args, kwargs):
+    """(low, high) of a torch.randint call's arguments, high excluded:
+    randint(high, size), randint(low, high, size), either by keyword; None
+    where they are not plain integers."""
+    ints = [a for a in args if isinstance(a, numbers.Integral) and not isinstance(a, bool)]
+    if "high" in kwargs:
+        low, high = kwargs.get("low", ints[0] if ints else 0), kwargs["high"]
+    elif len(ints) >= 2:
+        low, high = ints[0], ints[1]
+    elif len(ints) == 1:
+        low, high = kwargs.get("low", 0), ints[0]
+    else:
+        return None
+    if not all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in (low, high)):
+        return None
+    return int(low), int(high)
 
 
 def permuted_floats(values, seed):

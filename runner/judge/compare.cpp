@@ -292,7 +292,12 @@ evidence::CaseCheck judge_case(const RunPlan& plan, const SubmissionReport& repo
     if (chk.status == "failed") why_failed = chk.reason;
   }
   if (!why_failed.empty())
-    failure = "shape " + std::to_string(i) + ", " + cc.kind + " case " + std::to_string(j) + ": " + why_failed;
+    failure = "shape " + std::to_string(i) + ", " + cc.kind + " case " + std::to_string(j) +
+              (cc.kind == "bounds" ? " (seed " + std::to_string(cc.seed) +
+                                         ", its integer draws at the ends of their range, values the problem's "
+                                         "generator can draw)"
+                                   : "") +
+              ": " + why_failed;
   if (const auto m = report.mutated.find({i, j}); m != report.mutated.end())
     c.inputs_mutated = m->second;
   c.inputs_from = report.case_digests.count({i, j}) ? "seed" : "file";

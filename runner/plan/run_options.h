@@ -93,6 +93,12 @@ struct RunOptions {
   // Unset: one where the expected outputs are computed beside the
   // submission's calls, on a GPU the run has to itself (a batch of one).
   std::optional<bool> reference_helper;
+  // When the helper starts: with the first reference process, or once the
+  // first has made the inputs (its import and CUDA's start then never
+  // contend with the submission's own start; it has the correctness calls'
+  // time to be ready before the first timed samples come).
+  enum class HelperStart { with_reference, after_inputs };
+  HelperStart reference_helper_start = HelperStart::with_reference;
   // Told, from the runner's thread, each step of the run as it starts:
   // "reference", then the submission's phases ("correctness, shape 1").
   // kaudit audit's progress lines show it. The text of a phase comes from

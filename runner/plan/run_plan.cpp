@@ -118,10 +118,19 @@ RunPlan make_run_plan(const RunOptions& o) {
   plan.stress_allowance = plan.pack.thresholds.stress_mismatch_fraction;
   plan.near_miss = {plan.pack.thresholds.near_miss_fraction, plan.pack.thresholds.near_miss_elements};
   plan.format = plan.problem.format == rules::ProblemFormat::kernelbench ? "kernelbench" : "kernelbench_hard";
-  for (int s = 0; s < o.seeds; ++s) plan.cases.push_back({1000 + s, 1.0, "seed"});
+  // With two seeds or more the last is a bounds case (docs/runner.md, "Protocol per shape").
+  for (int s = 0; s < o.seeds; ++s)
+    plan.cases.push_back({1000 + s, 1.0, o.seeds >= 2 && s == o.seeds - 1 ? "bounds" : "seed"});
   for (double sc : o.stress_scales) plan.cases.push_back({1000, sc, "stress"});
   plan_isolation(plan);
   return plan;
+}
+
+json RunPlan::bounds_seeds() const {
+  json out = json::array();
+  for (const auto& c : cases)
+    if (c.kind == "bounds") out.push_back(c.seed);
+  return out;
 }
 
 json RunPlan::cases_json() const {

@@ -24,7 +24,10 @@ namespace kaudit::run {
 struct CorrectnessCase {
   int seed = 1000;
   double scale = 1.0;
-  std::string kind;  // "seed" or "stress"
+  // "seed"; "bounds": a seed whose integer draws (torch.randint) are pushed to
+  // their range's ends, in both processes alike (the harness's Problem.draw);
+  // "stress": the first seed's inputs scaled.
+  std::string kind;
 };
 
 struct RunPlan {
@@ -53,6 +56,9 @@ struct RunPlan {
   // every run of the batch, sharing one count.
   long harness_nproc_limit() const { return nproc_rlimit ? options.max_tasks : 0; }
   nlohmann::json cases_json() const;
+  // The seeds of the bounds cases: every process that draws from a seed draws
+  // these at their bounds (CONFIG "bounds_seeds").
+  nlohmann::json bounds_seeds() const;
   // The first correctness case's seed (null without cases): the one draw a
   // generator that ignores its seed keeps as it is (the harness's
   // Problem.gen_inputs permutes the others).

@@ -54,6 +54,7 @@ void ReferenceSession::write_config() const {
               {"channel_fd", kChannelFd},
               {"init_seed", plan_.options.init_seed},
               {"first_seed", plan_.first_seed()},
+              {"bounds_seeds", plan_.bounds_seeds()},
               {"shape_selection", plan_.options.shapes},
               {"cases", plan_.cases_json()},
               {"seeded_case_bytes", plan_.options.seeded_case_bytes},

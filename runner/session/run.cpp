@@ -164,10 +164,14 @@ json write_submission_stage(const RunPlan& plan, const Workspace& ws, const Refe
   return stage;
 }
 
-// The reference's helper, started where the run has one (RunOptions::reference_helper).
+using HelperStart = RunOptions::HelperStart;
+
+// The reference's helper, started where the run has one (RunOptions::reference_helper)
+// and this is when it starts (RunOptions::reference_helper_start).
 std::unique_ptr<ReferenceSession> start_reference_helper(const RunPlan& plan, const Workspace& ws, bool beside,
                                                          DeviceAccess& device, ReferenceSession& ref,
-                                                         RunResult& helper_result) {
+                                                         RunResult& helper_result, HelperStart now) {
+  if (plan.options.reference_helper_start != now) return nullptr;
   const bool wanted = plan.options.reference_helper ? *plan.options.reference_helper && beside
                                                     : beside && !plan.cpu && !device.shared_device();
   if (!wanted) return nullptr;
@@ -256,7 +260,9 @@ void begin_beside(const RunPlan& plan, const Workspace& ws, bool beside, int gra
 
 // A job the reference must answer for the run to be judged: a graded
 // shape's seed case, a timed sample (both drawn by the problem's generator).
-// A stress case or an input probe's job (inputs kaudit made) it may reject.
+// A stress case, a bounds case (integer draws at their range's ends, which a
+// reference may not handle either) or an input probe's job (inputs kaudit
+// made) it may reject: the case is then skipped.
 bool must_answer(const RunPlan& plan, int graded_shapes, const std::string& id) {
   if (id.rfind("t_s", 0) == 0) return true;
   for (int i = 0; i < graded_shapes; ++i)
@@ -349,10 +355,11 @@ RunResult run_protocol(const RunOptions& o) {
   ReferenceSession ref(plan, ws, result, device);
   ref.start();
   RunResult helper_result;  // the helper's own record: only its phases join the run's
-  const auto helper = start_reference_helper(plan, ws, beside, device, ref, helper_result);
+  auto helper = start_reference_helper(plan, ws, beside, device, ref, helper_result, HelperStart::with_reference);
   SubmissionSession sub(plan, ws, result, device);
   sub.start();
   if (!ref.prepare()) return finished();
+  if (!helper) helper = start_reference_helper(plan, ws, beside, device, ref, helper_result, HelperStart::after_inputs);
   result.shapes = ref.shapes();
   // Nothing to check proves nothing: never "correct" for want of cases.
   if (ref.shapes().empty() || plan.cases.empty()) {
@@ -376,10 +383,9 @@ RunResult run_protocol(const RunOptions& o) {
   std::optional<JournalRead> journals;
   if (o.trace) journals.emplace(trace_dir_of(ws, Role::submission), sub.report().pid, plan.options.trace_output);
   if (!sub.report().device_memory.empty()) result.device_memory["submission"] = sub.report().device_memory;
-  if (sub.report().outputs.empty() && sub.report().timings.empty()) {  // nothing to compare
-    ref.abandon_expected();
-    if (helper) helper->abandon_expected();
-  }
+  if (sub.report().outputs.empty() && sub.report().timings.empty())  // nothing to compare
+    for (ReferenceSession* r : {&ref, helper.get()})
+      if (r) r->abandon_expected();
   judge_problem_files(before, snapshot_files(ws.work(), watched), result);
 
   // The reference checks every output that came back: what it was not

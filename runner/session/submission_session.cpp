@@ -49,6 +49,7 @@ void SubmissionSession::start() {
               {"channel_fd", kChannelFd},
               {"init_seed", plan_.options.init_seed},
               {"first_seed", plan_.first_seed()},
+              {"bounds_seeds", plan_.bounds_seeds()},
               {"shape_selection", plan_.options.shapes},
               {"trace", plan_.options.trace},
               {"nproc_limit", plan_.harness_nproc_limit()}};

@@ -92,12 +92,25 @@ for row in rows:
         entry["kaudit"]["integrity"] = v.get("integrity")
     entry["kaudit_over_grader"] = round(entry["kaudit"]["seconds"] / entry["grader_seconds"], 2) \
         if entry["grader_seconds"] > 0 else None
+    for path in sorted(glob.glob(os.path.join(out, folder, "run-*.json"))):
+        try:
+            run = json.load(open(path))
+        except (OSError, ValueError):
+            continue
+        steps = [p for p in run.get("phases", []) if p.get("process") == "submission" and p.get("phase") == "start"]
+        entry.setdefault("runner_alone", {})[os.path.basename(path)[4:-5]] = {
+            "run_seconds": run.get("seconds"), "result": run.get("result"),
+            "submission_start": steps[0].get("seconds") if steps else None,
+            "helper": any(p.get("process") == "reference helper" for p in run.get("phases", []))}
     summary.append(entry)
 json.dump({"problems": summary}, open(os.path.join(out, "summary.json"), "w"), indent=1)
 for e in summary:
     print("%s %s (%s): grader %.1f s (check %s, benchmark %s), kaudit %.1f s (%s), ratio %s" % (
         e["problem"], os.path.basename(e["solution"]), "lazy build" if e["lazy_build"] else "no build", e["grader_seconds"], e["check"]["exit"], e["benchmark"]["exit"], e["kaudit"]["seconds"],
         e["kaudit"].get("result"), e["kaudit_over_grader"]))
+    for start, r in sorted(e.get("runner_alone", {}).items()):
+        print("  kaudit run, helper %s: run %s s, submission start %s s, helper ran %s, %s" % (
+            start, r["run_seconds"], r["submission_start"], r["helper"], r["result"]))
 PY
 }
 for pair in "${pairs[@]}"; do
@@ -119,6 +132,13 @@ for pair in "${pairs[@]}"; do
   audit=$(step kaudit "$out/$dir/kaudit.log" "$KAUDIT" audit --problem "$tree/problems/$problem" \
     "$tree/problems/$problem/solution.py" -o "$out/$dir/batch" --force -q)
   echo "$problem: $check; $bench; $audit"
+  # KAUDIT_GRADER_HELPER_STARTS (e.g. "after-inputs with-reference"): the
+  # runner alone again per start of the reference's helper, one after the
+  # other on the same files, for a comparison on one machine (run-START.json).
+  for start in ${KAUDIT_GRADER_HELPER_STARTS:-}; do
+    echo "$problem: $(step "run-$start" "$out/$dir/run-$start.log" "$KAUDIT" run --problem "$tree/problems/$problem" \
+      --solution "$tree/problems/$problem/solution.py" --trace --reference-helper "$start" -q -o "$out/$dir/run-$start.json")"
+  done
   results+=("$problem|$solution|$dir|$check|$bench|$audit")
   rm -rf "$tree"
   summarize
