@@ -16,10 +16,15 @@ void attach_trace(const RunPlan& plan, const SubmissionReport& report, int shape
       timed_ms[{std::to_string(key.first), key.second}].push_back(x.is_number() ? x.get<double>() : 0.0);
   result.trace = summarize_trace(journals, report.pid, plan.options.solution.string(), result.findings, &plan.pack,
                                  timed_ms, reference_journals);
+  const auto rounded = [](double seconds) { return std::round(seconds * 1e4) / 1e4; };
+  const JournalRead::Split split = journals.split();
   result.add_phase("runner",
                    {{"phase", "trace"},
-                    {"parts", {{"read", std::round(journals.read_seconds() * 1e4) / 1e4},
-                               {"read_wait", std::round(journals.wait_seconds() * 1e4) / 1e4}}}},
+                    {"parts", {{"read", rounded(journals.read_seconds())},
+                               {"read_wait", rounded(journals.wait_seconds())},
+                               {"read_load", rounded(split.load_seconds)},
+                               {"read_export", rounded(split.export_seconds)}}},
+                    {"journal_mib", std::round(split.bytes / (1 << 20) * 10) / 10}},
                    since);
   // Every call the harness made must be in the trace: a submission that
   // deletes or cuts its own journal (the tracer writes it from inside its

@@ -47,6 +47,7 @@ JournalRead::~JournalRead() = default;
 void JournalRead::wait() {}
 double JournalRead::read_seconds() const { return 0; }
 double JournalRead::wait_seconds() const { return 0; }
+JournalRead::Split JournalRead::split() const { return {}; }
 
 evidence::TraceRecord summarize_trace(JournalRead&, long, const std::string&, std::vector<rules::Finding>&,
                                       const rules::RulePack*, const TimedCallTimes&, JournalRead*) {
@@ -634,6 +635,7 @@ evidence::TraceGroup judge_group(const GroupKey& key, const CallGroup& g, const 
 struct JournalRead::State {
   std::filesystem::path dir;
   double read_seconds = 0, wait_seconds = 0;
+  JournalRead::Split split;
   std::future<void> done;
   // Set by the thread before `done`:
   tracer::Trace trace;
@@ -647,11 +649,16 @@ JournalRead::JournalRead(std::filesystem::path dir, long pid, std::filesystem::p
   state_->dir = dir;
   auto work = [s = state_.get(), dir = std::move(dir), pid, export_dir = std::move(export_dir)] {
     const auto since = std::chrono::steady_clock::now();
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(dir, ec))
+      if (e.path().extension() == ".jsonl") s->split.bytes += static_cast<double>(e.file_size(ec));
     try {
       s->trace = tracer::load_journal_dir(dir.string());
     } catch (const std::exception& e) {
       s->error = e.what();
     }
+    const auto loaded = std::chrono::steady_clock::now();
+    s->split.load_seconds = std::chrono::duration<double>(loaded - since).count();
     const bool exported = std::any_of(s->trace.processes.begin(), s->trace.processes.end(),
                                       [&](const tracer::Process& p) { return p.pid == pid && p.subscribed; });
     if (exported && !export_dir.empty()) {
@@ -663,6 +670,7 @@ JournalRead::JournalRead(std::filesystem::path dir, long pid, std::filesystem::p
       }
     }
     s->read_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
+    s->split.export_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - loaded).count();
   };
   try {
     state_->done = std::async(std::launch::async, std::move(work));
@@ -686,6 +694,7 @@ void JournalRead::wait() {
 
 double JournalRead::read_seconds() const { return state_->read_seconds; }
 double JournalRead::wait_seconds() const { return state_->wait_seconds; }
+JournalRead::Split JournalRead::split() const { return state_->split; }
 
 namespace {
 

@@ -50,6 +50,12 @@ class JournalRead {
   void wait();                  // until its thread is done (summarize_trace waits so)
   double read_seconds() const;  // the reading and export, on their thread
   double wait_seconds() const;  // what was still waited for them
+  // Where read_seconds went, once its thread is done: the journals' loading
+  // (reading and parsing) and the export, and the journals' size.
+  struct Split {
+    double load_seconds = 0, export_seconds = 0, bytes = 0;
+  };
+  Split split() const;
 
   struct State;  // what the thread makes (trace_summary.cpp)
   State& state();

@@ -232,6 +232,16 @@ TEST_F(TraceSummary, JournalsReadAheadSummariseAsThoughReadAtTheEnd) {
         << file;
   }
   EXPECT_GE(journals.read_seconds(), journals.wait_seconds() - 1e-3) << "the wait is part of the read at most";
+  // Where the read went: the journals' bytes, their loading and the export, within the read.
+  double bytes = 0;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().extension() == ".jsonl") bytes += static_cast<double>(e.file_size());
+  const auto split = journals.split();
+  EXPECT_GT(bytes, 0);
+  EXPECT_EQ(split.bytes, bytes);
+  EXPECT_GT(split.load_seconds, 0);
+  EXPECT_GT(split.export_seconds, 0);
+  EXPECT_LE(split.load_seconds + split.export_seconds, journals.read_seconds() + 1e-6);
   { kaudit::run::JournalRead never_taken(dir, 77, dir / "never"); }
   kaudit::run::JournalRead missing(dir / "missing", 77, {});
   std::vector<kaudit::rules::Finding> none;
