@@ -166,6 +166,14 @@ json write_submission_stage(const RunPlan& plan, const Workspace& ws, const Refe
 
 using HelperStart = RunOptions::HelperStart;
 
+// The helper's own record: only its phases join the run's, and their began_s
+// count from the run's start, as the run's own phases do.
+RunResult helper_record(const RunResult& run) {
+  RunResult record;
+  record.started = run.started;
+  return record;
+}
+
 // The reference's helper, started where the run has one (RunOptions::reference_helper)
 // and this is when it starts (RunOptions::reference_helper_start).
 std::unique_ptr<ReferenceSession> start_reference_helper(const RunPlan& plan, const Workspace& ws, bool beside,
@@ -354,7 +362,7 @@ RunResult run_protocol(const RunOptions& o) {
   OutputChecks checks(ws.xfer(), plan.tolerance, plan.near_miss);
   ReferenceSession ref(plan, ws, result, device);
   ref.start();
-  RunResult helper_result;  // the helper's own record: only its phases join the run's
+  RunResult helper_result = helper_record(result);
   auto helper = start_reference_helper(plan, ws, beside, device, ref, helper_result, HelperStart::with_reference);
   SubmissionSession sub(plan, ws, result, device);
   sub.start();
