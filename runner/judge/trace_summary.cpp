@@ -669,8 +669,9 @@ JournalRead::JournalRead(std::filesystem::path dir, long pid, std::filesystem::p
         s->export_error = e.what();
       }
     }
-    s->read_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
-    s->split.export_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - loaded).count();
+    const auto end = std::chrono::steady_clock::now();
+    s->read_seconds = std::chrono::duration<double>(end - since).count();
+    s->split.export_seconds = std::chrono::duration<double>(end - loaded).count();
   };
   try {
     state_->done = std::async(std::launch::async, std::move(work));

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <optional>
 #include <fstream>
@@ -220,9 +221,11 @@ TEST_F(TraceSummary, JournalsReadAheadSummariseAsThoughReadAtTheEnd) {
   std::vector<kaudit::rules::Finding> at_end, ahead;
   const auto read_at_end = summarized(dir, 77, "solution.py", at_end, nullptr, dir / "at_end", measured);
   if (read_at_end["status"] == "unavailable") GTEST_SKIP() << "kaudit built without the trace model";
+  const auto made = std::chrono::steady_clock::now();
   kaudit::run::JournalRead journals(dir, 77, dir / "ahead");
   const auto read_ahead =
       kaudit::evidence::to_json(kaudit::run::summarize_trace(journals, 77, "solution.py", ahead, nullptr, measured));
+  const double since_made = std::chrono::duration<double>(std::chrono::steady_clock::now() - made).count();
   EXPECT_EQ(ids(ahead), ids(at_end));
   EXPECT_EQ(read_ahead["groups"], read_at_end["groups"]);
   EXPECT_EQ(read_ahead["files"].size(), 2u);
@@ -231,7 +234,10 @@ TEST_F(TraceSummary, JournalsReadAheadSummariseAsThoughReadAtTheEnd) {
     EXPECT_EQ(std::string(std::istreambuf_iterator<char>(a), {}), std::string(std::istreambuf_iterator<char>(b), {}))
         << file;
   }
-  EXPECT_GE(journals.read_seconds(), journals.wait_seconds() - 1e-3) << "the wait is part of the read at most";
+  // The wait may exceed the read (the thread may start late on a busy
+  // machine), never the time since the read was asked for.
+  EXPECT_GE(journals.wait_seconds(), 0);
+  EXPECT_LE(journals.wait_seconds(), since_made);
   // Where the read went: the journals' bytes, their loading and the export, within the read.
   double bytes = 0;
   for (const auto& e : fs::directory_iterator(dir))
@@ -241,7 +247,7 @@ TEST_F(TraceSummary, JournalsReadAheadSummariseAsThoughReadAtTheEnd) {
   EXPECT_EQ(split.bytes, bytes);
   EXPECT_GT(split.load_seconds, 0);
   EXPECT_GT(split.export_seconds, 0);
-  EXPECT_LE(split.load_seconds + split.export_seconds, journals.read_seconds() + 1e-6);
+  EXPECT_LE(split.load_seconds + split.export_seconds, journals.read_seconds() + 1e-9);
   { kaudit::run::JournalRead never_taken(dir, 77, dir / "never"); }
   kaudit::run::JournalRead missing(dir / "missing", 77, {});
   std::vector<kaudit::rules::Finding> none;
