@@ -249,7 +249,8 @@ BOUNDS_SHARE = 1 / 3
 
 @contextlib.contextmanager
 def integers_at_their_bounds(torch, seed, on=True):
-    """While on, each torch.randint and torch.randint_like call puts a third of
+    """While on, each torch.randint and torch.randint_like call, and each
+    Tensor.random_ call given its range's end, puts a third of
     the elements it drew at the low end of its range and a third at the high
     end, its first element at the high end and its last at the low end (kept
     in case the problem overwrites the first, as the paged-attention problem
@@ -263,6 +264,7 @@ def integers_at_their_bounds(torch, seed, on=True):
         yield
         return
     saved = {name: getattr(torch, name) for name in ("randint", "randint_like") if hasattr(torch, name)}
+    saved_random_ = torch.Tensor.random_
     calls = [0]
 
     def at_bounds(out, span):
@@ -285,14 +287,19 @@ def integers_at_their_bounds(torch, seed, on=True):
     def randint_like(*args, **kwargs):
         return at_bounds(saved["randint_like"](*args, **kwargs), randint_span(args[1:], kwargs))
 
+    def random_(self, *args, **kwargs):
+        return at_bounds(saved_random_(self, *args, **kwargs), random_span(args, kwargs))
+
     wrappers = {"randint": randint, "randint_like": randint_like}
     try:
         for name in saved:
             setattr(torch, name, wrappers[name])
+        torch.Tensor.random_ = random_
         yield
     finally:
         for name, fn in saved.items():
             setattr(torch, name, fn)
+        torch.Tensor.random_ = saved_random_
 
 
 def randint_span(args, kwargs):
@@ -308,6 +315,22 @@ def randint_span(args, kwargs):
         low, high = kwargs.get("low", 0), ints[0]
     else:
         return None
+    if not all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in (low, high)):
+        return None
+    return int(low), int(high)
+
+
+def random_span(args, kwargs):
+    """(low, high) of a Tensor.random_ call's arguments, high excluded:
+    random_(to), random_(from, to), either by keyword; None without an end
+    (the dtype's whole range, whose ends no problem means)."""
+    low, high = kwargs.get("from", 0), kwargs.get("to")
+    if len(args) >= 2:
+        low, high = args[0], args[1]
+    elif len(args) == 1 and high is None:
+        high = args[0]
+    elif len(args) == 1:
+        low = args[0]
     if not all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in (low, high)):
         return None
     return int(low), int(high)

@@ -1,14 +1,14 @@
 """A bounds case's draw (runner/harness/kaudit_harness_problem.py: integers_at_their_bounds):
 torch.randint's values pushed to the ends of their range, the same for the same seed, values the
-problem's own draw can return, the problem's other draws left as they were, and torch.randint
-given back however the draw ends.
+problem's own draw can return, the problem's other draws left as they were, Tensor.random_ given an end
+treated alike, and torch.randint given back however the draw ends.
 
 Run with an interpreter that has torch (Debian's /usr/bin/python3 with python3-torch); exits 77
 (skipped) without one."""
 import unittest
 
 from harness_test_torch import torch
-from kaudit_harness_problem import integers_at_their_bounds, randint_span
+from kaudit_harness_problem import integers_at_their_bounds, randint_span, random_span
 
 
 def lengths(max_len=512, batch=8):
@@ -34,6 +34,16 @@ class Span(unittest.TestCase):
         self.assertEqual(randint_span((2,), {"high": 10, "size": (3,)}), (2, 10))
         self.assertIsNone(randint_span(((3,),), {}))
         self.assertIsNone(randint_span((torch.tensor(2), (3,)), {}))
+
+
+    def test_every_form_of_random_(self):
+        self.assertEqual(random_span((10,), {}), (0, 10))
+        self.assertEqual(random_span((2, 10), {}), (2, 10))
+        self.assertEqual(random_span((), {"from": 2, "to": 10}), (2, 10))
+        self.assertEqual(random_span((2,), {"to": 10}), (2, 10))
+        self.assertEqual(random_span((), {"to": 10, "generator": None}), (0, 10))
+        self.assertIsNone(random_span((), {}))  # the dtype's whole range: no end a problem means
+        self.assertIsNone(random_span((), {"from": 3}))
 
 
 class BoundsDraw(unittest.TestCase):
@@ -77,13 +87,31 @@ class BoundsDraw(unittest.TestCase):
         self.assertEqual(flags.dtype, torch.bool)
         self.assertTrue(bool(flags.any()) and not bool(flags.all()))
 
+    def test_tensor_random_with_an_end(self):
+        def draw():
+            lens = torch.empty(60, dtype=torch.int32).random_(1, 513)
+            ids = torch.empty(60, dtype=torch.int64).random_(7)
+            whole = torch.empty(60, dtype=torch.int16).random_()
+            return lens, ids, whole
+
+        lens, ids, whole = drawn(1002, draw=draw)
+        self.assertEqual((int(lens.min()), int(lens.max())), (1, 512))
+        self.assertEqual((int(lens[0]), int(lens[-1])), (512, 1))
+        self.assertGreater(int(((lens == 1) | (lens == 512)).sum()), 60 // 3)
+        self.assertEqual((int(ids.min()), int(ids.max())), (0, 6))
+        torch.manual_seed(1002)
+        plain = draw()
+        self.assertTrue(torch.equal(whole, plain[2]))  # no end given: drawn as without the case
+
     def test_randint_is_given_back_even_when_the_draw_raises(self):
-        real = torch.randint
+        real, real_random_ = torch.randint, torch.Tensor.random_
         with self.assertRaises(ValueError):
             drawn(1, draw=lambda: (_ for _ in ()).throw(ValueError("no")))
         self.assertIs(torch.randint, real)
+        self.assertIs(torch.Tensor.random_, real_random_)
         drawn(1)
         self.assertIs(torch.randint, real)
+        self.assertIs(torch.Tensor.random_, real_random_)
 
 
 if __name__ == "__main__":
