@@ -45,6 +45,22 @@ double OutputChecks::magnitude_of(const std::string& id, const json& entries) {
   return magnitudes_[id] = m;
 }
 
+bool OutputChecks::all_finite(const json& entries) const {
+  try {
+    if (!entries.is_array()) return true;
+    for (const auto& t : read_output_files(entries, xfer_))
+      if (!t.all_finite()) return false;
+  } catch (const std::exception&) {
+  }
+  return true;
+}
+
+OutputCheck OutputChecks::check_excusing_non_finite(const json& got, const json& expected) const {
+  ToleranceTable excusing = tolerances_;
+  excusing.non_finite_expected_excused = true;
+  return check_outputs(got, expected, xfer_, excusing, std::nullopt, 0.0, near_miss_);
+}
+
 OutputCheck OutputChecks::run(const Job& job) {
   const std::optional<double> baseline =
       job.baseline_id.empty() ? std::nullopt : std::optional<double>(magnitude_of(job.baseline_id, job.baseline));

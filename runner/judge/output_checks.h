@@ -53,6 +53,12 @@ class OutputChecks {
   // never came): measured once, by whichever thread needs it first.
   OutputCheck check_against(const nlohmann::json& got, const nlohmann::json& expected, const std::string& baseline_id,
                             const nlohmann::json& baseline, double stress_allowance);
+  // Whether every tensor of these expected-output entries is finite (entries
+  // that cannot be read count as finite, so that nothing is excused on them).
+  bool all_finite(const nlohmann::json& entries) const;
+  // check_outputs(got, expected, ...) made now, on this thread, with the
+  // elements where the expected output is not finite left unchecked.
+  OutputCheck check_excusing_non_finite(const nlohmann::json& got, const nlohmann::json& expected) const;
   // An expected output came in (by its job id): its check begins now if
   // the submission's side of it is known (expect), else once it is.
   void arrived(const std::string& id, const nlohmann::json& outputs);

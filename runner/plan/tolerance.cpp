@@ -48,9 +48,10 @@ bool valid(const Tolerance& t) { return t.atol >= 0 && t.rtol >= 0; }
 }  // namespace
 
 Tolerance ToleranceTable::for_dtype(std::string_view dtype) const {
-  if (all) return *all;
-  if (const auto it = by_dtype.find(std::string(dtype)); it != by_dtype.end()) return it->second;
-  return default_for(dtype);
+  const auto it = by_dtype.find(std::string(dtype));
+  Tolerance t = all ? *all : it != by_dtype.end() ? it->second : default_for(dtype);
+  t.non_finite_expected_excused = non_finite_expected_excused;
+  return t;
 }
 
 json ToleranceTable::to_json() const {

@@ -21,6 +21,7 @@ namespace kaudit::run {
 struct ToleranceTable {
   std::optional<Tolerance> all;              // one tolerance for every dtype
   std::map<std::string, Tolerance> by_dtype;  // "bfloat16" -> ..., the problem's per-dtype overrides
+  bool non_finite_expected_excused = false;    // given to every Tolerance it hands out
 
   // The tolerance for outputs of `dtype` (torch's name without "torch."):
   // `all`, else the override, else KernelBench-Hard's default for the dtype

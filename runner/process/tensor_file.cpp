@@ -180,12 +180,14 @@ struct Partial {
 
 template <typename Dec>
 void compare_range(Dec dec, const unsigned char* pa, const unsigned char* pe, std::size_t begin, std::size_t end,
-                   const double atol, const double rtol, const bool count_poison, Partial& c) {
+                   const Tolerance& tol, const bool count_poison, Partial& c) {
   constexpr std::size_t esize = Dec::size;
+  const double atol = tol.atol, rtol = tol.rtol;
   for (std::size_t i = begin; i < end; ++i) {
     const double x = dec(pa + i * esize), y = dec(pe + i * esize);
     bool ok, near = false;
-    if (std::isnan(y)) ok = std::isnan(x);
+    if (tol.non_finite_expected_excused && !std::isfinite(y)) ok = true;
+    else if (std::isnan(y)) ok = std::isnan(x);
     else if (std::isnan(x)) ok = false;
     else if (std::isinf(y) || std::isinf(x)) ok = x == y;
     else {
@@ -451,7 +453,7 @@ Comparison compare_tensors(const TensorFile& a, const TensorFile& e, const Toler
     if (ba.size() < n * Dec::size || be.size() < n * Dec::size) return;
     readable = true;
     const auto parts = over_chunks<Partial>(n, kParallelElements, [&](std::size_t begin, std::size_t end, Partial& p) {
-      compare_range(dec, ba.data(), be.data(), begin, end, tol.atol, tol.rtol, count_poison, p);
+      compare_range(dec, ba.data(), be.data(), begin, end, tol, count_poison, p);
     });
     // Chunks in index order: the first with a mismatch holds the lowest
     // index. Maxima of non-NaN values merge exactly in any order.

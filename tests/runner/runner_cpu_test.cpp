@@ -1018,6 +1018,51 @@ TEST(RunnerCpu, AKernelWrongOnlyAtTheEndOfAnIntegerRangeIsIncorrect) {
   EXPECT_NE(bounds.value("reason", "").find("no two sequences of one token"), std::string::npos) << bounds.dump();
 }
 
+// A range's end where the problem itself breaks down (a count of 0, whose
+// mean is x/0): the reference's output is not finite there, no kernel passes
+// the grader's check on it, and a random draw from 2^20 counts almost never
+// holds one. A kernel that guards the division differs from the reference
+// only there: those elements are not checked, and it is correct; one wrong
+// at the other end of the range is still incorrect.
+TEST(RunnerCpu, ABoundsCaseChecksOnlyWhereTheReferenceIsFinite) {
+  SKIP_WITHOUT_TORCH();
+  std::string reference = problem_file("masked_lengths", "reference.py");
+  const auto replace = [&](const std::string& from, const std::string& to) {
+    ASSERT_NE(reference.find(from), std::string::npos) << from;
+    reference.replace(reference.find(from), from.size(), to);
+  };
+  replace("        pos = torch.arange(x.shape[1], device=x.device)\n"
+          "        valid = (pos[None, :] < seq_lens[:, None].long()).float()\n"
+          "        return (x * valid[:, :, None]).sum(1) / seq_lens[:, None].float()\n",
+          "        return x.sum(1) / seq_lens[:, None].float()\n");
+  replace("torch.randint(1, max_seq_len + 1,", "torch.randint(0, 1 << 20,");
+  replace("    seq_lens[0] = max_seq_len\n", "");
+  auto guarded = options("masked_lengths", "masked_lengths_clean.py");
+  guarded.problem = problem_variant("masked_lengths", "bounds_degenerate", {{"reference.py", reference}});
+  const fs::path solutions = guarded.problem / "solutions";
+  fs::create_directories(solutions);
+  const std::string model = "import torch\n\n\nclass Model(torch.nn.Module):\n    def forward(self, x, seq_lens):\n";
+  std::ofstream(solutions / "guarded.py") << model << "        return x.sum(1) / seq_lens.clamp_min(1)[:, None].float()\n";
+  std::ofstream(solutions / "wrong_at_top.py")
+      << model << "        top = (seq_lens == (1 << 20) - 1)[:, None]\n"
+      << "        return torch.where(top, 1.0, x.sum(1) / seq_lens.clamp_min(1)[:, None].float())\n";
+  guarded.solution = solutions / "guarded.py";
+  const json excused = kaudit::run::run_submission(guarded);
+  auto top = guarded;
+  top.solution = solutions / "wrong_at_top.py";
+  const json wrong = kaudit::run::run_submission(top);
+  fs::remove_all(guarded.problem);
+  EXPECT_EQ(excused["result"], "correct") << describe(excused);
+  EXPECT_EQ(ids(excused), Ids{}) << describe(excused);
+  const json& bounds = excused["correctness"][0]["cases"][2];
+  EXPECT_EQ(bounds["kind"], "bounds");
+  EXPECT_EQ(bounds["status"], "passed") << bounds.dump();
+  EXPECT_EQ(bounds.value("reference_non_finite_excused", false), true) << bounds.dump();
+  EXPECT_EQ(excused["correctness"][0]["cases"][0].count("reference_non_finite_excused"), 0u);
+  EXPECT_EQ(wrong["result"], "incorrect") << describe(wrong);
+  EXPECT_NE(wrong.value("result_reason", "").find("bounds case 2"), std::string::npos) << describe(wrong);
+}
+
 TEST(RunnerCpu, WorkSkippedAfterWarmup) {
   SKIP_WITHOUT_TORCH();
   // Its switch counts the graded calls: without the distribution probes'

@@ -358,6 +358,22 @@ TEST(TensorFile, NanPoisonAndShapeOrDtypeMismatch) {
   EXPECT_NE(c.reason.find("dtype"), std::string::npos);
 }
 
+// A bounds case whose reference breaks down at a range's end: the elements
+// where the reference is not finite go unchecked, every other one is checked.
+TEST(TensorFile, NonFiniteExpectedElementsGoUncheckedOnlyWhenExcused) {
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  const auto ref = make<float>("float32", {3}, {1.0f, nan, inf});
+  const auto guarded = make<float>("float32", {3}, {1.0f, 0.0f, 5.0f});
+  Tolerance excused;
+  excused.non_finite_expected_excused = true;
+  EXPECT_FALSE(compare_tensors(guarded, ref, {}).ok);
+  EXPECT_TRUE(compare_tensors(guarded, ref, excused).ok);
+  const auto wrong = make<float>("float32", {3}, {2.0f, 0.0f, 5.0f});
+  const Comparison c = compare_tensors(wrong, ref, excused);
+  EXPECT_FALSE(c.ok);
+  EXPECT_EQ(c.mismatches, 1u);
+}
+
 TEST(TensorFile, CountsWrongElementsStillHoldingThePoisonBytes) {
   const float poison = std::bit_cast<float>(0xFFFFFFFFu);  // what the harness fills freed memory with
   const float computed_nan = std::numeric_limits<float>::quiet_NaN();
