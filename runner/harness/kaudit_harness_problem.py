@@ -315,9 +315,7 @@ def randint_span(args, kwargs):
         low, high = kwargs.get("low", 0), ints[0]
     else:
         return None
-    if not all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in (low, high)):
-        return None
-    return int(low), int(high)
+    return integer_span(low, high)
 
 
 def random_span(args, kwargs):
@@ -331,6 +329,11 @@ def random_span(args, kwargs):
         high = args[0]
     elif len(args) == 1:
         low = args[0]
+    return integer_span(low, high)
+
+
+def integer_span(low, high):
+    """(low, high) as ints where both are plain integers (not bools), else None."""
     if not all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in (low, high)):
         return None
     return int(low), int(high)

@@ -35,7 +35,6 @@ class Span(unittest.TestCase):
         self.assertIsNone(randint_span(((3,),), {}))
         self.assertIsNone(randint_span((torch.tensor(2), (3,)), {}))
 
-
     def test_every_form_of_random_(self):
         self.assertEqual(random_span((10,), {}), (0, 10))
         self.assertEqual(random_span((2, 10), {}), (2, 10))
